@@ -1,0 +1,54 @@
+# memos-mcp-edge: `make help` lists the targets.
+
+SHELL := /bin/bash
+GO ?= go
+NODE := node_modules/.bin/node
+WRANGLER := $(NODE) node_modules/wrangler/bin/wrangler.js
+# Memos server used by `make dev` and the end-to-end tests, built from the
+# module pinned in test/memos/go.mod into a cache folder shared by clones.
+MEMOS_VERSION := $(shell awk '$$1 == "github.com/usememos/memos" { print $$2 }' test/memos/go.mod)
+MEMOS_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/memos-mcp-edge
+MEMOS_BIN := $(MEMOS_CACHE)/memos-$(MEMOS_VERSION)
+export MEMOS_BIN
+
+.PHONY: help generate build dev test e2e size deploy memos clean
+
+help: ## list the targets
+	@awk -F ':.*## ' '/^[a-z-]+:.*## / { printf "  %-10s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
+
+generate: ## compile the tool registry from the Memos OpenAPI document and spec/curation.json
+	$(GO) run ./internal/registry/generate -curation spec/curation.json -o internal/registry/tools_gen.go
+
+build: generate ## build the Worker into build/ (runtime assets, entry module, wasm)
+	$(GO) tool workers-assets-gen -mode=go -o build
+	cp internal/bridge/worker.mjs build/worker.mjs
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o build/app.wasm .
+
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+memos: $(MEMOS_BIN) ## build the pinned Memos server into the cache folder
+
+$(MEMOS_BIN):
+	mkdir -p $(MEMOS_CACHE)
+	cd test/memos && $(GO) build -o $(MEMOS_BIN).tmp github.com/usememos/memos/cmd/memos
+	mv $(MEMOS_BIN).tmp $(MEMOS_BIN)
+
+dev: node_modules/.package-lock.json build memos ## run the Worker under wrangler on 127.0.0.1 (starts a local Memos unless MEMOS_URL is set)
+	$(GO) run ./test/devstack
+
+test: node_modules/.package-lock.json build memos ## run every test: unit, then end to end against real Memos and wrangler
+	$(GO) vet ./...
+	GOOS=js GOARCH=wasm $(GO) vet ./...
+	$(GO) test ./...
+	$(GO) test -tags e2e -count=1 -v ./test/e2e/
+
+size: node_modules/.package-lock.json build ## report the upload size from wrangler deploy --dry-run
+	$(WRANGLER) deploy --dry-run --outdir build/dry-run
+
+deploy: node_modules/.package-lock.json ## deploy with wrangler (runs make build itself)
+	$(WRANGLER) deploy
+
+clean: ## remove build outputs
+	rm -rf build internal/registry/tools_gen.go

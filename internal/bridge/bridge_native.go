@@ -1,0 +1,113 @@
+//go:build !js
+
+package bridge
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
+)
+
+// DefaultAddr is where Serve listens when LISTEN_ADDR is unset.
+const DefaultAddr = "127.0.0.1:8790"
+
+// Getenv returns the environment variable called name.
+func Getenv(name string) string { return os.Getenv(name) }
+
+// HasBinding reports false: service bindings exist only in the Worker.
+func HasBinding(string) bool { return false }
+
+// StartupMillis is 0 natively: there is no entry module measuring the start.
+func StartupMillis() float64 { return 0 }
+
+// Serve answers HTTP on LISTEN_ADDR (default DefaultAddr) with h.
+func Serve(h web.Handler) error {
+	addr := cmp.Or(os.Getenv("LISTEN_ADDR"), DefaultAddr)
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	log.Printf("serving on http://%s", ln.Addr())
+	srv := &http.Server{Handler: HTTPHandler(h), ReadHeaderTimeout: 10 * time.Second}
+	return srv.Serve(ln)
+}
+
+// HTTPHandler adapts h to net/http, for Serve and for tests.
+func HTTPHandler(h web.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, "cannot read request body", http.StatusBadRequest)
+			return
+		}
+		req := &web.Request{Method: r.Method, URL: "http://" + r.Host + r.URL.RequestURI(), Header: fromHTTP(r.Header), Body: body}
+		resp := h.Serve(r.Context(), req)
+		for k, v := range resp.Header {
+			w.Header().Set(k, v)
+		}
+		w.WriteHeader(resp.Status)
+		w.Write(resp.Body)
+	})
+}
+
+// Fetcher sends upstream requests with net/http.
+type Fetcher struct {
+	Binding  string // must be empty: bindings exist only in the Worker
+	MaxBytes int    // response bodies over this size fail with web.ErrResponseTooLarge
+}
+
+var _ web.Doer = Fetcher{}
+
+var client = &http.Client{
+	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+}
+
+// Do sends req and reads the whole response body. Redirects are returned,
+// never followed.
+func (f Fetcher) Do(ctx context.Context, req *web.Request) (*web.Response, error) {
+	if f.Binding != "" {
+		return nil, fmt.Errorf("service binding %q: bindings exist only in the Worker", f.Binding)
+	}
+	hreq, err := http.NewRequestWithContext(ctx, req.Method, req.URL, bytes.NewReader(req.Body))
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range req.Header {
+		hreq.Header.Set(k, v)
+	}
+	hresp, err := client.Do(hreq)
+	if err != nil {
+		return nil, err
+	}
+	defer hresp.Body.Close()
+	var r io.Reader = hresp.Body
+	if f.MaxBytes > 0 {
+		r = io.LimitReader(hresp.Body, int64(f.MaxBytes)+1)
+	}
+	body, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	if f.MaxBytes > 0 && len(body) > f.MaxBytes {
+		return nil, web.ErrResponseTooLarge
+	}
+	return &web.Response{Status: hresp.StatusCode, Header: fromHTTP(hresp.Header), Body: body}, nil
+}
+
+func fromHTTP(h http.Header) web.Header {
+	out := make(web.Header, len(h))
+	for k, vs := range h {
+		out[strings.ToLower(k)] = strings.Join(vs, ", ")
+	}
+	return out
+}

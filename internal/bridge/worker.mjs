@@ -1,0 +1,124 @@
+// The Worker's entry module. It starts the Go program once per isolate, on
+// the first request, and hands every request to that same instance (the stock
+// syumai/workers entry starts a new Go instance per request). Requests and
+// responses cross the boundary as a few plain values: method, URL, headers as
+// one string, body bytes. `make build` copies this file to build/worker.mjs next
+// to the runtime assets of workers-assets-gen (wasm_exec.js, runtime.mjs).
+import "./wasm_exec.js";
+import { loadModule } from "./runtime.mjs";
+
+// goExports resolves to the Go side's { handle, fetched } once it is ready.
+let goExports;
+// settleOnExit holds the reject functions of requests the Go side owes an answer.
+const settleOnExit = new Set();
+
+function startGo(env) {
+  const started = performance.now();
+  return loadModule().then(
+    (mod) =>
+      new Promise((resolve, reject) => {
+        const go = new Go();
+        const context = {
+          env,
+          startupMs: 0,
+          ready(exports) {
+            context.startupMs = performance.now() - started;
+            resolve(exports);
+          },
+          fetch: (...args) => upstreamFetch(env, ...args),
+        };
+        go.run(new WebAssembly.Instance(mod, go.importObject), context).finally(() => {
+          // The Go program ended (it never should): fail what it owed and let
+          // the next request start a fresh instance.
+          goExports = undefined;
+          reject(new Error("Go program exited before it was ready"));
+          for (const fail of settleOnExit) fail(new Error("Go program exited"));
+          settleOnExit.clear();
+        });
+      }),
+  );
+}
+
+function headersToString(headers) {
+  let s = "";
+  for (const [name, value] of headers) s += `${name}:${value}\n`;
+  return s;
+}
+
+function headersFromString(s) {
+  const headers = new Headers();
+  for (const line of s.split("\n")) {
+    const i = line.indexOf(":");
+    if (i > 0) headers.append(line.slice(0, i), line.slice(i + 1));
+  }
+  return headers;
+}
+
+// readCapped reads a body stream into one Uint8Array, or returns null as soon
+// as it grows past max bytes (max 0 means no cap).
+async function readCapped(stream, max) {
+  if (stream === null) return new Uint8Array(0);
+  const chunks = [];
+  let size = 0;
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (max > 0 && size > max) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
+// upstreamFetch runs one upstream request for the Go side and reports the
+// outcome through its fetched callback: (id, status, headers, body, failure, tooLarge).
+async function upstreamFetch(env, id, binding, method, url, headers, body, timeoutMs, maxBytes) {
+  const exports = await goExports;
+  try {
+    const target = binding ? env[binding] : globalThis;
+    const resp = await target.fetch(url, {
+      method,
+      headers: headersFromString(headers),
+      body: body.byteLength > 0 ? body : undefined,
+      redirect: "manual",
+      signal: timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined,
+    });
+    const bytes = await readCapped(resp.body, maxBytes);
+    if (bytes === null) {
+      exports.fetched(id, 0, "", null, "", true);
+    } else {
+      exports.fetched(id, resp.status, headersToString(resp.headers), bytes, "", false);
+    }
+  } catch (err) {
+    exports.fetched(id, 0, "", null, `${err.name}: ${err.message}`, false);
+  }
+}
+
+const noBody = new Set([101, 204, 205, 304]);
+
+export default {
+  async fetch(request, env) {
+    goExports ??= startGo(env);
+    const exports = await goExports;
+    const body = new Uint8Array(await request.arrayBuffer());
+    return new Promise((resolve, reject) => {
+      settleOnExit.add(reject);
+      exports.handle(request.method, request.url, headersToString(request.headers), body, (status, headers, out) => {
+        settleOnExit.delete(reject);
+        resolve(
+          new Response(noBody.has(status) ? null : out, { status, headers: headersFromString(headers) }),
+        );
+      });
+    });
+  },
+};

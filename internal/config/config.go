@@ -1,0 +1,119 @@
+// Package config reads and checks the gateway's configuration: Worker
+// variables and secrets, or environment variables natively.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the checked configuration.
+type Config struct {
+	MemosURL       *url.URL // base URL of the Memos instance, without a trailing slash
+	MemosService   string   // name of a service binding used instead of the network
+	AllowedOrigins []string // browser origins allowed besides the request's own host
+	AllowedHosts   []string // host names the gateway answers to (DNS-rebinding guard); empty = any
+	MaxBodyBytes   int      // request body cap
+	MaxRespBytes   int      // upstream response body cap
+	Timeout        time.Duration
+}
+
+// Defaults for the optional settings.
+const (
+	DefaultMaxBodyBytes = 1 << 20
+	DefaultMaxRespBytes = 8 << 20
+	DefaultTimeout      = 15 * time.Second
+)
+
+// Load reads the configuration through getenv. hasBinding reports whether the
+// Worker has a service binding of a given name. The returned error lists every
+// problem found; the Config is still usable for what was valid.
+func Load(getenv func(string) string, hasBinding func(string) bool) (Config, error) {
+	c := Config{
+		MemosService:   strings.TrimSpace(getenv("MEMOS_SERVICE")),
+		AllowedOrigins: list(getenv("ALLOWED_ORIGINS")),
+		AllowedHosts:   list(getenv("ALLOWED_HOSTS")),
+	}
+	var errs []error
+	var err error
+	if c.MemosURL, err = memosURL(getenv("MEMOS_URL"), getenv("MEMOS_ALLOW_HTTP") == "true"); err != nil {
+		errs = append(errs, err)
+	}
+	if c.MemosService != "" && !hasBinding(c.MemosService) {
+		errs = append(errs, fmt.Errorf("MEMOS_SERVICE names %q, but the Worker has no service binding of that name", c.MemosService))
+	}
+	if c.MemosURL == nil && c.MemosService == "" && err == nil {
+		errs = append(errs, errors.New("MEMOS_URL is not set: set it to your Memos instance's URL, e.g. https://memos.example.com"))
+	}
+	if c.MaxBodyBytes, err = positive(getenv, "MAX_BODY_BYTES", DefaultMaxBodyBytes); err != nil {
+		errs = append(errs, err)
+	}
+	if c.MaxRespBytes, err = positive(getenv, "MAX_RESPONSE_BYTES", DefaultMaxRespBytes); err != nil {
+		errs = append(errs, err)
+	}
+	ms, err := positive(getenv, "UPSTREAM_TIMEOUT_MS", int(DefaultTimeout/time.Millisecond))
+	if err != nil {
+		errs = append(errs, err)
+	}
+	c.Timeout = time.Duration(ms) * time.Millisecond
+	return c, errors.Join(errs...)
+}
+
+// memosURL checks the instance URL. With a service binding the URL may name
+// any host: only its path prefix matters, and it may be left unset.
+func memosURL(raw string, allowHTTP bool) (*url.URL, error) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return nil, nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil, fmt.Errorf("MEMOS_URL %q is not an absolute http(s) URL", raw)
+	}
+	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return nil, errors.New("MEMOS_URL must not carry credentials, a query or a fragment")
+	}
+	if u.Scheme == "http" && !allowHTTP && !isLoopback(u.Hostname()) {
+		return nil, fmt.Errorf("MEMOS_URL %q uses plain http to a non-loopback host: use https, or set MEMOS_ALLOW_HTTP=true for development", raw)
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = ""
+	return u, nil
+}
+
+// isLoopback reports whether host is localhost or a loopback address.
+func isLoopback(host string) bool {
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}
+
+func positive(getenv func(string) string, name string, def int) (int, error) {
+	raw := strings.TrimSpace(getenv(name))
+	if raw == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil || n <= 0 {
+		return def, fmt.Errorf("%s %q is not a positive integer", name, raw)
+	}
+	return n, nil
+}
+
+// list splits a comma-separated setting, dropping blanks.
+func list(raw string) []string {
+	var out []string
+	for item := range strings.SplitSeq(raw, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}

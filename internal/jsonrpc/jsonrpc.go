@@ -1,0 +1,101 @@
+// Package jsonrpc reads and writes JSON-RPC 2.0 messages as bytes, without
+// reflection. It knows nothing of MCP.
+package jsonrpc
+
+import (
+	"strconv"
+
+	"github.com/tidwall/gjson"
+)
+
+// Standard error codes.
+const (
+	CodeParseError     = -32700
+	CodeInvalidRequest = -32600
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+	CodeInternalError  = -32603
+)
+
+// Error is a JSON-RPC error object. Data, when set, is raw JSON.
+type Error struct {
+	Code    int
+	Message string
+	Data    []byte
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Message is one decoded request or notification.
+type Message struct {
+	ID     []byte // raw JSON id (string or number); nil for a notification
+	Method string
+	Params gjson.Result // the params member; !Exists() when absent
+}
+
+// IsNotification reports whether m expects no response.
+func (m *Message) IsNotification() bool { return m.ID == nil }
+
+// Decode parses one message from raw, which must be valid JSON. A non-nil
+// error carries the id when one could be read, so the reply can echo it.
+func Decode(raw gjson.Result) (Message, []byte, *Error) {
+	var m Message
+	if !raw.IsObject() {
+		return m, nil, &Error{Code: CodeInvalidRequest, Message: "invalid request: a JSON-RPC message must be an object"}
+	}
+	var id []byte
+	if v := raw.Get("id"); v.Exists() {
+		if v.Type != gjson.String && v.Type != gjson.Number {
+			return m, nil, &Error{Code: CodeInvalidRequest, Message: "invalid request: id must be a string or a number"}
+		}
+		id = []byte(v.Raw)
+	}
+	if v := raw.Get("jsonrpc"); v.Type != gjson.String || v.Str != "2.0" {
+		return m, id, &Error{Code: CodeInvalidRequest, Message: `invalid request: "jsonrpc" must be "2.0"`}
+	}
+	method := raw.Get("method")
+	if method.Type != gjson.String {
+		if id != nil && (raw.Get("result").Exists() || raw.Get("error").Exists()) {
+			return m, id, &Error{Code: CodeInvalidRequest, Message: "invalid request: this server sends no requests, so it takes no responses"}
+		}
+		return m, id, &Error{Code: CodeInvalidRequest, Message: "invalid request: method must be a string"}
+	}
+	params := raw.Get("params")
+	if params.Exists() && !params.IsObject() && !params.IsArray() {
+		return m, id, &Error{Code: CodeInvalidRequest, Message: "invalid request: params must be an object or an array"}
+	}
+	return Message{ID: id, Method: method.Str, Params: params}, id, nil
+}
+
+// Result encodes a success response. result must be raw JSON.
+func Result(id, result []byte) []byte {
+	b := make([]byte, 0, len(result)+len(id)+32)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = appendID(b, id)
+	b = append(b, `,"result":`...)
+	b = append(b, result...)
+	return append(b, '}')
+}
+
+// ErrorResponse encodes an error response; a nil id is written as null.
+func ErrorResponse(id []byte, e *Error) []byte {
+	b := make([]byte, 0, 96+len(e.Message)+len(e.Data))
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = appendID(b, id)
+	b = append(b, `,"error":{"code":`...)
+	b = strconv.AppendInt(b, int64(e.Code), 10)
+	b = append(b, `,"message":`...)
+	b = gjson.AppendJSONString(b, e.Message)
+	if e.Data != nil {
+		b = append(b, `,"data":`...)
+		b = append(b, e.Data...)
+	}
+	return append(b, "}}"...)
+}
+
+func appendID(b, id []byte) []byte {
+	if id == nil {
+		return append(b, "null"...)
+	}
+	return append(b, id...)
+}

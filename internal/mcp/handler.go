@@ -1,0 +1,210 @@
+// Package mcp serves the Model Context Protocol over stateless Streamable
+// HTTP: it checks the transport rules of each protocol era, dispatches
+// JSON-RPC methods, and answers with JSON only.
+package mcp
+
+import (
+	"context"
+	"strings"
+	"sync"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/jsonrpc"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
+	"github.com/tidwall/gjson"
+)
+
+// Meta keys of 2026-07-28 requests and results.
+const (
+	metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
+	metaClientCaps      = "io.modelcontextprotocol/clientCapabilities"
+	metaServerInfo      = "io.modelcontextprotocol/serverInfo"
+)
+
+// 2026-07-28 error codes.
+const (
+	codeHeaderMismatch     = -32020
+	codeUnsupportedVersion = -32022
+)
+
+// Options configure a Handler.
+type Options struct {
+	Name, Version string // serverInfo
+	MaxBodyBytes  int
+	// Tools answers tools/list and tools/call.
+	Tools Tools
+}
+
+// Tools is the tool surface the handler serves.
+type Tools interface {
+	// ListJSON returns the JSON array of tool definitions.
+	ListJSON() []byte
+	// Call runs the named tool and returns a CallToolResult object as JSON.
+	// ok is false when no tool has that name.
+	Call(ctx context.Context, name string, args gjson.Result, authorization string) (result []byte, ok bool)
+}
+
+// Handler answers POST requests at the MCP endpoint. It holds no per-client
+// state: every request is served on its own.
+type Handler struct {
+	opts Options
+	// Results that never change, prepared once.
+	serverInfo             []byte
+	listOnce               sync.Once
+	legacyList, modernList []byte
+}
+
+// NewHandler returns a Handler for opts.
+func NewHandler(opts Options) *Handler {
+	h := &Handler{opts: opts}
+	info := []byte(`{"name":`)
+	info = gjson.AppendJSONString(info, opts.Name)
+	info = append(info, `,"version":`...)
+	info = gjson.AppendJSONString(info, opts.Version)
+	h.serverInfo = append(info, '}')
+	return h
+}
+
+// call is one JSON-RPC request being served, with what its era decided.
+type call struct {
+	msg     jsonrpc.Message
+	req     *web.Request
+	version string // protocol version the request is served under
+	modern  bool   // 2026-07-28 rules
+}
+
+// reply is the outcome of one message: a JSON-RPC response (nil for an
+// accepted notification) and the HTTP status it calls for.
+type reply struct {
+	status int
+	body   []byte
+}
+
+// Serve answers one HTTP request at the MCP endpoint.
+func (h *Handler) Serve(ctx context.Context, req *web.Request) *web.Response {
+	switch req.Method {
+	case "POST":
+	case "OPTIONS":
+		return &web.Response{Status: 204, Header: web.Header{"allow": "POST, OPTIONS"}}
+	default:
+		return jsonResponse(405, web.Header{"allow": "POST"},
+			jsonrpc.ErrorResponse(nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "method not allowed: the MCP endpoint takes POST only (no SSE stream, no sessions)"}))
+	}
+	if len(req.Body) > h.opts.MaxBodyBytes {
+		return jsonResponse(413, nil, jsonrpc.ErrorResponse(nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "request body too large"}))
+	}
+	if !gjson.ValidBytes(req.Body) {
+		return jsonResponse(400, nil, jsonrpc.ErrorResponse(nil, &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "parse error: the body is not valid JSON"}))
+	}
+	body := gjson.ParseBytes(req.Body)
+	if body.IsArray() {
+		return h.serveBatch(ctx, req, body)
+	}
+	r := h.serveOne(ctx, req, body, false)
+	if r.body == nil {
+		return &web.Response{Status: 202, Header: web.Header{}}
+	}
+	return jsonResponse(r.status, nil, r.body)
+}
+
+// serveBatch answers a JSON-RPC batch, which only 2025-03-26 and 2024-11-05
+// allow.
+func (h *Handler) serveBatch(ctx context.Context, req *web.Request, batch gjson.Result) *web.Response {
+	v := req.Header.Get("mcp-protocol-version")
+	if v == "" {
+		v = versionNoHeader
+	}
+	items := batch.Array()
+	if !allowsBatch(v) || len(items) == 0 {
+		return jsonResponse(400, nil, jsonrpc.ErrorResponse(nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+			Message: "invalid request: JSON-RPC batches are accepted only for protocol versions 2025-03-26 and 2024-11-05, and must not be empty"}))
+	}
+	out := []byte{'['}
+	for _, item := range items {
+		r := h.serveOne(ctx, req, item, true)
+		if r.body == nil {
+			continue
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(out, r.body...)
+	}
+	if len(out) == 1 {
+		return &web.Response{Status: 202, Header: web.Header{}}
+	}
+	return jsonResponse(200, nil, append(out, ']'))
+}
+
+// serveOne answers one message of a request body.
+func (h *Handler) serveOne(ctx context.Context, req *web.Request, raw gjson.Result, inBatch bool) reply {
+	msg, id, rpcErr := jsonrpc.Decode(raw)
+	if rpcErr != nil {
+		return reply{400, jsonrpc.ErrorResponse(id, rpcErr)}
+	}
+	c := &call{msg: msg, req: req}
+	meta := msg.Params.Get(gjson.Escape("_meta"))
+	headerVersion := strings.TrimSpace(req.Header.Get("mcp-protocol-version"))
+	if (meta.Get(gjson.Escape(metaProtocolVersion)).Exists() || headerVersion == Version2026) && !inBatch {
+		c.modern = true
+		if r, ok := h.checkModern(c, meta, headerVersion); !ok {
+			return r
+		}
+	} else {
+		c.version = headerVersion
+		if c.version == "" {
+			c.version = versionNoHeader
+		}
+		if msg.Method != "initialize" && !isLegacy(c.version) {
+			return h.fail(c, 400, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+				Message: "unsupported MCP-Protocol-Version " + quote(c.version) + "; supported: " + strings.Join(supportedVersions, ", ")})
+		}
+	}
+	return h.dispatch(ctx, c)
+}
+
+// checkModern applies the 2026-07-28 request checks in the order the
+// specification gives: _meta fields, header agreement, version support,
+// method header.
+func (h *Handler) checkModern(c *call, meta gjson.Result, headerVersion string) (reply, bool) {
+	version := meta.Get(gjson.Escape(metaProtocolVersion))
+	if !meta.IsObject() || version.Type != gjson.String || !meta.Get(gjson.Escape(metaClientCaps)).IsObject() {
+		return h.fail(c, 400, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+			Message: "invalid params: _meta must carry " + metaProtocolVersion + " (string) and " + metaClientCaps + " (object)"}), false
+	}
+	c.version = version.Str
+	if headerVersion != c.version {
+		return h.fail(c, 400, &jsonrpc.Error{Code: codeHeaderMismatch,
+			Message: "header mismatch: MCP-Protocol-Version " + quote(headerVersion) + " differs from _meta protocolVersion " + quote(c.version)}), false
+	}
+	if c.version != Version2026 {
+		data := []byte(`{"supported":` + supportedJSON + `,"requested":`)
+		data = append(gjson.AppendJSONString(data, c.version), '}')
+		return h.fail(c, 400, &jsonrpc.Error{Code: codeUnsupportedVersion,
+			Message: "unsupported protocol version " + quote(c.version), Data: data}), false
+	}
+	if m := strings.TrimSpace(c.req.Header.Get("mcp-method")); m != c.msg.Method {
+		return h.fail(c, 400, &jsonrpc.Error{Code: codeHeaderMismatch,
+			Message: "header mismatch: Mcp-Method " + quote(m) + " differs from the body's method " + quote(c.msg.Method)}), false
+	}
+	return reply{}, true
+}
+
+// fail answers c with a JSON-RPC error. Legacy-era errors travel on HTTP 200
+// (SDK clients treat any other status as a transport failure) unless the
+// transport itself is at fault; 2026-07-28 errors keep their status.
+func (h *Handler) fail(c *call, status int, e *jsonrpc.Error) reply {
+	if c.msg.IsNotification() && status < 400 {
+		return reply{}
+	}
+	return reply{status, jsonrpc.ErrorResponse(c.msg.ID, e)}
+}
+
+func jsonResponse(status int, header web.Header, body []byte) *web.Response {
+	if header == nil {
+		header = web.Header{}
+	}
+	header["content-type"] = "application/json"
+	return &web.Response{Status: status, Header: header, Body: body}
+}
+
+func quote(s string) string { return string(gjson.AppendJSONString(nil, s)) }

@@ -1,0 +1,113 @@
+package mcp
+
+import (
+	"context"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/jsonrpc"
+	"github.com/tidwall/gjson"
+)
+
+// listTTLMillis is how long clients may cache tools/list and
+// server/discover: the tool set changes only with a new deployment.
+const listTTLMillis = "3600000"
+
+// dispatch runs the method of c.
+func (h *Handler) dispatch(ctx context.Context, c *call) reply {
+	m := c.msg.Method
+	if c.msg.IsNotification() {
+		// Legacy notifications (initialized, cancelled, …) need no action.
+		return reply{}
+	}
+	switch {
+	case m == "tools/list":
+		return h.ok(c, h.toolsList(c.modern))
+	case m == "tools/call":
+		return h.toolsCall(ctx, c)
+	case m == "server/discover" && c.modern:
+		return h.ok(c, h.discoverResult())
+	case m == "initialize" && !c.modern:
+		return h.ok(c, h.initializeResult(c.msg.Params.Get("protocolVersion").String()))
+	case m == "ping" && !c.modern:
+		return h.ok(c, []byte(`{}`))
+	}
+	status := 200
+	if c.modern {
+		status = 404
+	}
+	return h.fail(c, status, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: " + quote(m)})
+}
+
+// ok answers c with result; in 2026-07-28, resultType and serverInfo are
+// added to every result.
+func (h *Handler) ok(c *call, result []byte) reply {
+	if c.modern {
+		result = h.modernResult(result)
+	}
+	return reply{200, jsonrpc.Result(c.msg.ID, result)}
+}
+
+// modernResult inserts the 2026-07-28 members into a result object.
+func (h *Handler) modernResult(result []byte) []byte {
+	b := make([]byte, 0, len(result)+len(h.serverInfo)+80)
+	b = append(b, `{"resultType":"complete","_meta":{"`+metaServerInfo+`":`...)
+	b = append(b, h.serverInfo...)
+	b = append(b, '}')
+	if result[1] != '}' {
+		b = append(b, ',')
+	}
+	return append(b, result[1:]...)
+}
+
+func (h *Handler) initializeResult(requested string) []byte {
+	b := []byte(`{"protocolVersion":`)
+	b = gjson.AppendJSONString(b, negotiate(requested))
+	b = append(b, `,"capabilities":{"tools":{}},"serverInfo":`...)
+	b = append(b, h.serverInfo...)
+	return append(b, '}')
+}
+
+func (h *Handler) discoverResult() []byte {
+	return []byte(`{"supportedVersions":` + supportedJSON + `,"capabilities":{"tools":{}},"ttlMs":` + listTTLMillis + `,"cacheScope":"public"}`)
+}
+
+// toolsList returns the tools/list result, built once per era from the
+// registry's prepared bytes.
+func (h *Handler) toolsList(modern bool) []byte {
+	h.listOnce.Do(func() {
+		tools := h.opts.Tools.ListJSON()
+		b := make([]byte, 0, len(tools)+64)
+		b = append(b, `{"tools":`...)
+		b = append(b, tools...)
+		b = append(b, `,"ttlMs":`+listTTLMillis+`,"cacheScope":"public"}`...)
+		h.legacyList = b
+		h.modernList = h.modernResult(b)
+	})
+	if modern {
+		return h.modernList
+	}
+	return h.legacyList
+}
+
+// toolsCall runs a tool. An unknown tool is a protocol error; everything
+// that goes wrong inside a known tool is a result with isError set.
+func (h *Handler) toolsCall(ctx context.Context, c *call) reply {
+	name := c.msg.Params.Get("name")
+	if name.Type != gjson.String {
+		return h.fail(c, h.paramsStatus(c), &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: `invalid params: "name" must be a string`})
+	}
+	args := c.msg.Params.Get("arguments")
+	result, ok := h.opts.Tools.Call(ctx, name.Str, args, c.req.Header.Get("authorization"))
+	if !ok {
+		return h.fail(c, h.paramsStatus(c), &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "unknown tool: " + quote(name.Str)})
+	}
+	return h.ok(c, result)
+}
+
+// paramsStatus is the HTTP status of an invalid-params error: 200 in the
+// legacy era, 400 in 2026-07-28.
+func (h *Handler) paramsStatus(c *call) int {
+	if c.modern {
+		return 400
+	}
+	return 200
+}

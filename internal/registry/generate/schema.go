@@ -1,0 +1,249 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+const componentPrefix = "#/components/schemas/"
+
+// standardFormats are the JSON Schema formats kept in served schemas; the
+// document's others (enum, bytes, field-mask, int32, float, double) are
+// OpenAPI or generator words that portable validators do not know.
+var standardFormats = map[string]bool{"date-time": true, "date": true, "time": true, "email": true, "uri": true, "uuid": true}
+
+// converter turns OpenAPI schemas into self-contained, portable JSON Schemas:
+// component references become local $defs.
+type converter struct {
+	components map[string]map[string]any // generic form of every component schema
+	input      bool                      // for tool input: leave out read-only properties, keep descriptions
+	defs       map[string]any
+}
+
+func newConverter(components map[string]map[string]any, input bool) *converter {
+	return &converter{components: components, input: input, defs: map[string]any{}}
+}
+
+// root converts a top-level schema: a reference there is expanded in place,
+// references below it go to $defs.
+func (c *converter) root(s map[string]any) (map[string]any, error) {
+	if ref, ok := s["$ref"].(string); ok {
+		comp, err := c.component(ref)
+		if err != nil {
+			return nil, err
+		}
+		s = comp
+	}
+	out, err := c.schema(s)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *converter) component(ref string) (map[string]any, error) {
+	name, ok := strings.CutPrefix(ref, componentPrefix)
+	if !ok {
+		return nil, fmt.Errorf("schema reference %q is not a component schema, so it cannot be made self-contained", ref)
+	}
+	comp, ok := c.components[name]
+	if !ok {
+		return nil, fmt.Errorf("schema reference %q names no component", ref)
+	}
+	return comp, nil
+}
+
+// ref converts a reference into a local one, converting the component into
+// $defs once. The placeholder stored first makes cycles terminate.
+func (c *converter) ref(ref string) (map[string]any, error) {
+	comp, err := c.component(ref)
+	if err != nil {
+		return nil, err
+	}
+	name := strings.TrimPrefix(ref, componentPrefix)
+	if _, done := c.defs[name]; !done {
+		c.defs[name] = map[string]any{}
+		def, err := c.schema(comp)
+		if err != nil {
+			return nil, err
+		}
+		c.defs[name] = def
+	}
+	return map[string]any{"$ref": "#/$defs/" + name}, nil
+}
+
+// schema converts one schema object.
+func (c *converter) schema(s map[string]any) (map[string]any, error) {
+	if ref, ok := s["$ref"].(string); ok {
+		return c.ref(ref)
+	}
+	// allOf with a single member only attaches a description to a reference.
+	if all, ok := s["allOf"].([]any); ok && len(all) == 1 {
+		member, _ := all[0].(map[string]any)
+		merged := maps.Clone(member)
+		for k, v := range s {
+			if k != "allOf" {
+				merged[k] = v
+			}
+		}
+		if ref, ok := member["$ref"].(string); ok {
+			out, err := c.ref(ref)
+			if err != nil {
+				return nil, err
+			}
+			if d, ok := s["description"].(string); ok && c.input {
+				out["description"] = cleanText(d)
+			}
+			return out, nil
+		}
+		s = merged
+	}
+	out := make(map[string]any, len(s))
+	for k, v := range s {
+		switch k {
+		case "readOnly", "writeOnly", "nullable", "example", "externalDocs", "xml", "deprecated":
+			// Annotations that cost tokens and teach nothing; read-only
+			// properties are dropped from input instead.
+		case "description", "title":
+			// Output schemas serve validation; the result itself shows the
+			// model what each field holds, so their prose is left out.
+			if d, ok := v.(string); ok && c.input {
+				out[k] = cleanText(d)
+			}
+		case "format":
+			switch f := v.(string); {
+			case f == "bytes" || f == "byte":
+				out["contentEncoding"] = "base64"
+			case standardFormats[f]:
+				out[k] = f
+			}
+		case "additionalProperties":
+			switch ap := v.(type) {
+			case bool:
+				if !ap {
+					out[k] = false
+				}
+			case map[string]any:
+				conv, err := c.schema(ap)
+				if err != nil {
+					return nil, err
+				}
+				out[k] = conv
+			}
+		case "properties":
+			props, required, err := c.properties(v.(map[string]any), s["required"])
+			if err != nil {
+				return nil, err
+			}
+			out[k] = props
+			if len(required) > 0 {
+				out["required"] = required
+			}
+		case "required":
+			// Set with properties, which may drop read-only names.
+		case "items", "not":
+			sub, ok := v.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("%s must be a schema object", k)
+			}
+			conv, err := c.schema(sub)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = conv
+		case "allOf", "anyOf", "oneOf":
+			list, _ := v.([]any)
+			conv := make([]any, len(list))
+			for i, item := range list {
+				sub, ok := item.(map[string]any)
+				if !ok {
+					return nil, fmt.Errorf("%s members must be schema objects", k)
+				}
+				var err error
+				if conv[i], err = c.schema(sub); err != nil {
+					return nil, err
+				}
+			}
+			out[k] = conv
+		default:
+			out[k] = v
+		}
+	}
+	if _, ok := out["properties"]; ok && out["type"] == nil {
+		out["type"] = "object"
+	}
+	if req, ok := s["required"].([]any); ok && out["properties"] == nil && len(req) > 0 {
+		out["required"] = req
+	}
+	return out, nil
+}
+
+// properties converts an object's properties, leaving out read-only ones in
+// input schemas, and returns the matching required list.
+func (c *converter) properties(props map[string]any, required any) (map[string]any, []any, error) {
+	out := make(map[string]any, len(props))
+	for name, v := range props {
+		p, ok := v.(map[string]any)
+		if !ok {
+			return nil, nil, fmt.Errorf("property %q must be a schema object", name)
+		}
+		if c.input && p["readOnly"] == true {
+			continue
+		}
+		conv, err := c.schema(p)
+		if err != nil {
+			return nil, nil, fmt.Errorf("property %q: %w", name, err)
+		}
+		out[name] = conv
+	}
+	var req []any
+	list, _ := required.([]any)
+	for _, r := range list {
+		if _, ok := out[r.(string)]; ok {
+			req = append(req, r)
+		}
+	}
+	return out, req, nil
+}
+
+// withDefs attaches the collected $defs to a root schema.
+func (c *converter) withDefs(s map[string]any) map[string]any {
+	if len(c.defs) > 0 {
+		s["$defs"] = c.defs
+	}
+	return s
+}
+
+// cleanText undoes the generator's habit of indenting continuation lines by
+// one space, and trims the ends.
+func cleanText(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	for i, l := range lines {
+		if i > 0 {
+			lines[i] = strings.TrimPrefix(l, " ")
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// toGeneric turns a typed value (a kin-openapi schema) into its generic JSON
+// form, where references appear as {"$ref": …}.
+func toGeneric(v any) (map[string]any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
+}

@@ -1,0 +1,273 @@
+package main
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// tool is one generated tool before it is written out.
+type tool struct {
+	Name, Title, Description string
+	OperationID, Method, Path string
+	Params                    []param
+	HasBody                   bool
+	Input, Output             map[string]any
+	ReadOnly, Destructive     bool
+	Idempotent                bool
+}
+
+type param struct {
+	Name, In, Type string
+	Required       bool
+}
+
+// okSchema is the output schema of operations that answer no JSON body.
+func okSchema() map[string]any {
+	return map[string]any{"type": "object", "properties": map[string]any{"ok": map[string]any{"type": "boolean"}}}
+}
+
+// operation is a document operation with its route.
+type operation struct {
+	method, path string
+	op           *openapi3.Operation
+}
+
+// buildTools translates every curated operation, sorted by tool name.
+func buildTools(doc *openapi3.T, cur *curation) ([]tool, error) {
+	ops := map[string]operation{}
+	for _, path := range doc.Paths.InMatchingOrder() {
+		for method, op := range doc.Paths.Value(path).Operations() {
+			if op.OperationID == "" {
+				continue
+			}
+			if prev, dup := ops[op.OperationID]; dup {
+				return nil, fmt.Errorf("operationId %q is used by both %s %s and %s %s", op.OperationID, prev.method, prev.path, method, path)
+			}
+			ops[op.OperationID] = operation{method: strings.ToUpper(method), path: path, op: op}
+		}
+	}
+	components := map[string]map[string]any{}
+	for name, ref := range doc.Components.Schemas {
+		g, err := toGeneric(ref.Value)
+		if err != nil {
+			return nil, fmt.Errorf("component %s: %w", name, err)
+		}
+		components[name] = g
+	}
+	var tools []tool
+	names := map[string]string{}
+	for _, o := range cur.Operations {
+		op, ok := ops[o.OperationID]
+		if !ok {
+			return nil, fmt.Errorf("curated operation %q is not in the OpenAPI document", o.OperationID)
+		}
+		t, err := buildTool(op, o, cur, components)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", o.OperationID, err)
+		}
+		if prev, dup := names[t.Name]; dup {
+			return nil, fmt.Errorf("operations %q and %q both become tool %q", prev, o.OperationID, t.Name)
+		}
+		names[t.Name] = o.OperationID
+		tools = append(tools, t)
+	}
+	slices.SortFunc(tools, func(a, b tool) int { return strings.Compare(a.Name, b.Name) })
+	return tools, nil
+}
+
+func buildTool(o operation, ov override, cur *curation, components map[string]map[string]any) (tool, error) {
+	t := tool{
+		Name:        toolName(ov.OperationID),
+		OperationID: ov.OperationID,
+		Method:      o.method,
+		Path:        o.path,
+		Description: cleanText(o.op.Description),
+	}
+	if len(t.Name) > 64 || !validName.MatchString(t.Name) {
+		return t, fmt.Errorf("tool name %q is not 1–64 characters of [a-z0-9_]", t.Name)
+	}
+	t.Title = toolTitle(t.Name)
+	if ov.Notes != "" {
+		t.Description = strings.TrimSpace(t.Description + "\n\n" + ov.Notes)
+	}
+	t.ReadOnly = o.method == "GET"
+	t.Destructive = o.method == "DELETE"
+	t.Idempotent = o.method == "GET" || o.method == "DELETE" || o.method == "PUT"
+	if ov.Destructive != nil {
+		t.Destructive = *ov.Destructive
+	}
+	if ov.Idempotent != nil {
+		t.Idempotent = *ov.Idempotent
+	}
+
+	in := newConverter(components, true)
+	props := map[string]any{}
+	var required []any
+	for _, where := range []string{"path", "query"} {
+		for _, pr := range orderedParams(o, where) {
+			p := pr.Value
+			s, err := toGeneric(p.Schema.Value)
+			if err != nil {
+				return t, err
+			}
+			conv, err := in.schema(s)
+			if err != nil {
+				return t, fmt.Errorf("parameter %q: %w", p.Name, err)
+			}
+			typ, _ := conv["type"].(string)
+			if !slices.Contains([]string{"string", "integer", "number", "boolean"}, typ) {
+				return t, fmt.Errorf("parameter %q has type %q; only primitive parameters are supported", p.Name, typ)
+			}
+			if d, ok := cur.Params[p.Name]; ok {
+				conv["description"] = d
+			} else if p.Description != "" {
+				conv["description"] = cleanText(p.Description)
+			}
+			props[p.Name] = conv
+			if p.Required || where == "path" {
+				required = append(required, p.Name)
+			}
+			t.Params = append(t.Params, param{Name: p.Name, In: where, Type: typ, Required: p.Required || where == "path"})
+		}
+	}
+	if rb := o.op.RequestBody; rb != nil && rb.Value != nil {
+		mt := rb.Value.Content.Get("application/json")
+		if mt == nil || mt.Schema == nil {
+			return t, fmt.Errorf("request body has no application/json schema")
+		}
+		s, err := toGeneric(mt.Schema)
+		if err != nil {
+			return t, err
+		}
+		body, err := in.root(s)
+		if err != nil {
+			return t, fmt.Errorf("request body: %w", err)
+		}
+		if err := applyBodyOverride(body, ov); err != nil {
+			return t, err
+		}
+		props["body"] = body
+		t.HasBody = true
+		if rb.Value.Required {
+			required = append(required, "body")
+		}
+	} else if ov.BodyRequired != nil || ov.BodyOmit != nil || ov.BodyMinProperties > 0 {
+		return t, fmt.Errorf("curation overrides the body of an operation without one")
+	}
+	t.Input = map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		t.Input["required"] = required
+	}
+	in.withDefs(t.Input)
+
+	out, err := outputSchema(o, components)
+	if err != nil {
+		return t, err
+	}
+	t.Output = out
+	return t, nil
+}
+
+// orderedParams returns the operation's parameters of one kind: path
+// parameters in template order, query parameters in document order.
+func orderedParams(o operation, where string) openapi3.Parameters {
+	var ps openapi3.Parameters
+	for _, p := range o.op.Parameters {
+		if p.Value != nil && p.Value.In == where {
+			ps = append(ps, p)
+		}
+	}
+	if where == "path" {
+		slices.SortStableFunc(ps, func(a, b *openapi3.ParameterRef) int {
+			return strings.Index(o.path, "{"+a.Value.Name+"}") - strings.Index(o.path, "{"+b.Value.Name+"}")
+		})
+	}
+	return ps
+}
+
+func applyBodyOverride(body map[string]any, ov override) error {
+	props, _ := body["properties"].(map[string]any)
+	for _, name := range ov.BodyOmit {
+		if _, ok := props[name]; !ok {
+			return fmt.Errorf("curation omits body property %q, which the body does not have", name)
+		}
+		delete(props, name)
+	}
+	req, _ := body["required"].([]any)
+	if ov.BodyRequired != nil {
+		req = nil
+		for _, name := range *ov.BodyRequired {
+			if _, ok := props[name]; !ok {
+				return fmt.Errorf("curation requires body property %q, which the body does not have", name)
+			}
+			req = append(req, name)
+		}
+	}
+	req = slices.DeleteFunc(req, func(r any) bool { return slices.Contains(ov.BodyOmit, r.(string)) })
+	if len(req) > 0 {
+		body["required"] = req
+	} else {
+		delete(body, "required")
+	}
+	if ov.BodyMinProperties > 0 {
+		body["minProperties"] = ov.BodyMinProperties
+	}
+	return nil
+}
+
+// outputSchema is the operation's 200 JSON schema, object-rooted, or okSchema.
+func outputSchema(o operation, components map[string]map[string]any) (map[string]any, error) {
+	resp := o.op.Responses.Status(200)
+	if resp == nil || resp.Value == nil {
+		return okSchema(), nil
+	}
+	mt := resp.Value.Content.Get("application/json")
+	if mt == nil || mt.Schema == nil {
+		return okSchema(), nil
+	}
+	s, err := toGeneric(mt.Schema)
+	if err != nil {
+		return nil, err
+	}
+	c := newConverter(components, false)
+	out, err := c.root(s)
+	if err != nil {
+		return nil, fmt.Errorf("response: %w", err)
+	}
+	if out["type"] != "object" {
+		return nil, fmt.Errorf("response schema is not an object, so it cannot be an outputSchema")
+	}
+	return c.withDefs(out), nil
+}
+
+var (
+	validName = regexp.MustCompile(`^[a-z0-9_]+$`)
+	camelEdge = regexp.MustCompile(`([a-z0-9])([A-Z])`)
+)
+
+// toolName maps Service_Method to service_method in snake case, without the
+// Service suffix: MemoService_ListMemos → memo_list_memos.
+func toolName(operationID string) string {
+	service, method, ok := strings.Cut(operationID, "_")
+	if !ok {
+		return snake(operationID)
+	}
+	return snake(strings.TrimSuffix(service, "Service")) + "_" + snake(method)
+}
+
+func snake(s string) string { return strings.ToLower(camelEdge.ReplaceAllString(s, "${1}_${2}")) }
+
+// toolTitle capitalises each word of a tool name: "Memo List Memos".
+func toolTitle(name string) string {
+	words := strings.Split(name, "_")
+	for i, w := range words {
+		if w != "" {
+			words[i] = strings.ToUpper(w[:1]) + w[1:]
+		}
+	}
+	return strings.Join(words, " ")
+}

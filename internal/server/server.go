@@ -1,0 +1,144 @@
+// Package server routes the gateway's HTTP requests: a description at /,
+// health at /healthz, and MCP at /mcp. It is the top of the request path, so
+// it also recovers from any panic below it.
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
+	"github.com/tidwall/gjson"
+)
+
+// Options configure a Server.
+type Options struct {
+	Config       config.Config
+	ConfigErr    error       // problems found in the configuration; /mcp refuses to serve while set
+	MCP          web.Handler // serves /mcp
+	MemosVersion string      // the Memos version the tool registry was built from
+	ToolCount    int
+	// StartupMillis reports how long the runtime took to start this Go
+	// instance, when it measured that.
+	StartupMillis func() float64
+}
+
+// Server is the gateway's web.Handler.
+type Server struct {
+	opts     Options
+	instance string // random id of this Go instance
+	started  time.Time
+	requests atomic.Int64
+}
+
+// New returns a Server for opts.
+func New(opts Options) *Server {
+	id := make([]byte, 8)
+	rand.Read(id)
+	return &Server{opts: opts, instance: hex.EncodeToString(id), started: time.Now()}
+}
+
+// Serve answers one request. A panic below it becomes a 500 and a log line;
+// the Go instance keeps serving.
+func (s *Server) Serve(ctx context.Context, req *web.Request) (resp *web.Response) {
+	s.requests.Add(1)
+	defer func() {
+		if r := recover(); r != nil {
+			log.Printf("panic serving %s %s: %v", req.Method, pathOf(req.URL), r)
+			resp = errorJSON(500, "internal error")
+		}
+	}()
+	switch pathOf(req.URL) {
+	case "/mcp":
+		if s.opts.ConfigErr != nil {
+			return errorJSON(503, "the gateway is misconfigured: "+s.opts.ConfigErr.Error())
+		}
+		return s.opts.MCP.Serve(ctx, req)
+	case "/healthz":
+		return s.health()
+	case "/":
+		return &web.Response{Status: 200, Header: web.Header{"content-type": "text/plain; charset=utf-8"}, Body: []byte(description)}
+	}
+	return errorJSON(404, "not found: the MCP endpoint is /mcp")
+}
+
+const description = `memos-mcp-edge: a Model Context Protocol server for a Memos instance.
+
+MCP endpoint: POST /mcp (Streamable HTTP, JSON responses, stateless).
+Authenticate with your Memos access token: Authorization: Bearer <token>.
+Health and configuration: GET /healthz.
+`
+
+// health reports configuration state, the registry's Memos version and this
+// Go instance's identity, so that instance reuse can be observed.
+func (s *Server) health() *web.Response {
+	status := 200
+	b := []byte(`{"status":`)
+	if s.opts.ConfigErr != nil {
+		status = 503
+		b = append(b, `"misconfigured","errors":[`...)
+		for i, e := range strings.Split(s.opts.ConfigErr.Error(), "\n") {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = gjson.AppendJSONString(b, e)
+		}
+		b = append(b, ']')
+	} else {
+		b = append(b, `"ok"`...)
+	}
+	b = append(b, `,"upstream":`...)
+	switch {
+	case s.opts.Config.MemosService != "":
+		b = append(b, `"service binding"`...)
+	case s.opts.Config.MemosURL != nil:
+		b = append(b, `"url"`...)
+	default:
+		b = append(b, `"none"`...)
+	}
+	b = append(b, `,"registry":{"memosVersion":`...)
+	b = gjson.AppendJSONString(b, s.opts.MemosVersion)
+	b = append(b, `,"tools":`...)
+	b = strconv.AppendInt(b, int64(s.opts.ToolCount), 10)
+	b = append(b, `},"instance":{"id":"`...)
+	b = append(b, s.instance...)
+	b = append(b, `","startedAt":"`...)
+	b = s.started.UTC().AppendFormat(b, time.RFC3339Nano)
+	b = append(b, `","requests":`...)
+	b = strconv.AppendInt(b, s.requests.Load(), 10)
+	if s.opts.StartupMillis != nil {
+		b = append(b, `,"startupMs":`...)
+		b = strconv.AppendFloat(b, s.opts.StartupMillis(), 'f', 2, 64)
+	}
+	b = append(b, "}}"...)
+	return &web.Response{Status: status, Header: web.Header{"content-type": "application/json", "cache-control": "no-store"}, Body: b}
+}
+
+func errorJSON(status int, msg string) *web.Response {
+	b := append(gjson.AppendJSONString([]byte(`{"error":`), msg), '}')
+	return &web.Response{Status: status, Header: web.Header{"content-type": "application/json"}, Body: b}
+}
+
+// pathOf returns the path of an absolute URL, without query or fragment.
+func pathOf(rawURL string) string {
+	rest := rawURL
+	if i := strings.Index(rest, "://"); i >= 0 {
+		rest = rest[i+3:]
+		if j := strings.IndexByte(rest, '/'); j >= 0 {
+			rest = rest[j:]
+		} else {
+			rest = "/"
+		}
+	}
+	if i := strings.IndexAny(rest, "?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	return rest
+}

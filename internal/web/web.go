@@ -1,0 +1,66 @@
+// Package web defines the plain HTTP messages that pass between the runtime
+// (the Workers bridge or a native server) and the gateway's handler, and
+// between the gateway and its upstream. It exists so that the wasm build never
+// links net/http: each side converts to and from these structs once.
+package web
+
+import (
+	"context"
+	"errors"
+	"strings"
+)
+
+// Header holds HTTP header fields keyed by lower-case name. Repeated fields
+// are joined with ", ", as the Fetch API's Headers.get does.
+type Header map[string]string
+
+// Get returns the value of the named field, case-insensitively.
+func (h Header) Get(name string) string { return h[strings.ToLower(name)] }
+
+// Set replaces the named field.
+func (h Header) Set(name, value string) { h[strings.ToLower(name)] = value }
+
+// Add appends a value to the named field.
+func (h Header) Add(name, value string) {
+	name = strings.ToLower(name)
+	if old, ok := h[name]; ok && old != "" {
+		value = old + ", " + value
+	}
+	h[name] = value
+}
+
+// Request is an HTTP request: inbound to the handler, or outbound upstream.
+type Request struct {
+	Method string
+	URL    string // absolute: scheme, host, path and query
+	Header Header
+	Body   []byte
+}
+
+// Response is an HTTP response.
+type Response struct {
+	Status int
+	Header Header
+	Body   []byte
+}
+
+// Handler answers one inbound request. Implementations must be safe for
+// concurrent use: one Go instance serves every request of an isolate.
+type Handler interface {
+	Serve(ctx context.Context, req *Request) *Response
+}
+
+// HandlerFunc adapts a function to Handler.
+type HandlerFunc func(ctx context.Context, req *Request) *Response
+
+// Serve calls f.
+func (f HandlerFunc) Serve(ctx context.Context, req *Request) *Response { return f(ctx, req) }
+
+// Doer sends one outbound request. The Workers bridge implements it with the
+// runtime's fetch, the native one with net/http; neither follows redirects.
+type Doer interface {
+	Do(ctx context.Context, req *Request) (*Response, error)
+}
+
+// ErrResponseTooLarge is returned by a Doer when a response body is over its cap.
+var ErrResponseTooLarge = errors.New("response body too large")
