@@ -6,7 +6,7 @@ NODE := node_modules/.bin/node
 WRANGLER := $(NODE) node_modules/wrangler/bin/wrangler.js
 # Memos server used by `make dev` and the end-to-end tests, built from the
 # module pinned in test/memos/go.mod into a cache folder shared by clones.
-MEMOS_VERSION := $(shell awk '$$1 == "github.com/usememos/memos" { print $$2 }' test/memos/go.mod)
+MEMOS_VERSION := $(shell awk '{ for (i = 1; i < NF; i++) if ($$i == "github.com/usememos/memos") print $$(i+1) }' test/memos/go.mod)
 MEMOS_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/memos-mcp-edge
 MEMOS_BIN := $(MEMOS_CACHE)/memos-$(MEMOS_VERSION)
 export MEMOS_BIN
