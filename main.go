@@ -29,6 +29,7 @@ func main() {
 		MCP:           mcp.NewHandler(mcp.Options{Name: "memos-mcp-edge", Version: version, MaxBodyBytes: cfg.MaxBodyBytes, Tools: tools}),
 		MemosVersion:  registry.MemosVersion(),
 		ToolCount:     len(registry.All()),
+		Probe:         tools.Probe,
 		StartupMillis: bridge.StartupMillis,
 	})
 	log.Fatal(bridge.Serve(h))

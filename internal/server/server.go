@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/upstream"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 	"github.com/tidwall/gjson"
 )
@@ -25,6 +26,8 @@ type Options struct {
 	MCP          web.Handler // serves /mcp
 	MemosVersion string      // the Memos version the tool registry was built from
 	ToolCount    int
+	// Probe checks the upstream instance for /healthz.
+	Probe func(context.Context) upstream.Status
 	// StartupMillis reports how long the runtime took to start this Go
 	// instance, when it measured that.
 	StartupMillis func() float64
@@ -62,7 +65,7 @@ func (s *Server) Serve(ctx context.Context, req *web.Request) (resp *web.Respons
 		}
 		return s.opts.MCP.Serve(ctx, req)
 	case "/healthz":
-		return s.health()
+		return s.health(ctx)
 	case "/":
 		return &web.Response{Status: 200, Header: web.Header{"content-type": "text/plain; charset=utf-8"}, Body: []byte(description)}
 	}
@@ -78,7 +81,7 @@ Health and configuration: GET /healthz.
 
 // health reports configuration state, the registry's Memos version and this
 // Go instance's identity, so that instance reuse can be observed.
-func (s *Server) health() *web.Response {
+func (s *Server) health(ctx context.Context) *web.Response {
 	status := 200
 	b := []byte(`{"status":`)
 	if s.opts.ConfigErr != nil {
@@ -94,7 +97,7 @@ func (s *Server) health() *web.Response {
 	} else {
 		b = append(b, `"ok"`...)
 	}
-	b = append(b, `,"upstream":`...)
+	b = append(b, `,"upstream":{"via":`...)
 	switch {
 	case s.opts.Config.MemosService != "":
 		b = append(b, `"service binding"`...)
@@ -103,6 +106,10 @@ func (s *Server) health() *web.Response {
 	default:
 		b = append(b, `"none"`...)
 	}
+	if s.opts.ConfigErr == nil {
+		b = appendStatus(b, s.opts.Probe(ctx))
+	}
+	b = append(b, '}')
 	b = append(b, `,"registry":{"memosVersion":`...)
 	b = gjson.AppendJSONString(b, s.opts.MemosVersion)
 	b = append(b, `,"tools":`...)
@@ -119,6 +126,25 @@ func (s *Server) health() *web.Response {
 	}
 	b = append(b, "}}"...)
 	return &web.Response{Status: status, Header: web.Header{"content-type": "application/json", "cache-control": "no-store"}, Body: b}
+}
+
+// appendStatus writes the probe's findings as members of the upstream object.
+func appendStatus(b []byte, st upstream.Status) []byte {
+	b = append(b, `,"reachable":`...)
+	b = strconv.AppendBool(b, st.Reachable)
+	if st.HTTPStatus != 0 {
+		b = append(b, `,"status":`...)
+		b = strconv.AppendInt(b, int64(st.HTTPStatus), 10)
+	}
+	if st.MemosVersion != "" {
+		b = append(b, `,"memosVersion":`...)
+		b = gjson.AppendJSONString(b, st.MemosVersion)
+	}
+	if st.Problem != "" {
+		b = append(b, `,"problem":`...)
+		b = gjson.AppendJSONString(b, st.Problem)
+	}
+	return b
 }
 
 func errorJSON(status int, msg string) *web.Response {

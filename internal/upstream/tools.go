@@ -12,21 +12,31 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// Tools serves the registry's tools, calling Memos through a web.Doer.
-type Tools struct {
+// Client serves the registry's tools, calling Memos through a web.Doer.
+type Client struct {
 	cfg  config.Config
 	doer web.Doer
 }
 
-// New returns the tool surface for cfg, sending requests through doer.
-func New(cfg config.Config, doer web.Doer) *Tools { return &Tools{cfg: cfg, doer: doer} }
+// New returns a Client for cfg, sending requests through doer.
+func New(cfg config.Config, doer web.Doer) *Client { return &Client{cfg: cfg, doer: doer} }
+
+// endpoint returns the absolute URL of an API path. Through a service
+// binding only the path matters, so a placeholder host stands in when
+// MEMOS_URL is unset.
+func (c *Client) endpoint(path string) string {
+	if c.cfg.MemosURL == nil {
+		return "https://memos.invalid" + path
+	}
+	return c.cfg.MemosURL.String() + path
+}
 
 // ListJSON returns the registry's prepared tools array.
-func (t *Tools) ListJSON() []byte { return registry.ListJSON() }
+func (c *Client) ListJSON() []byte { return registry.ListJSON() }
 
 // Call runs the named tool. Execution against Memos is not wired yet: every
 // known tool answers with a tool error saying so.
-func (t *Tools) Call(ctx context.Context, name string, args gjson.Result, authorization string) ([]byte, bool) {
+func (c *Client) Call(ctx context.Context, name string, args gjson.Result, authorization string) ([]byte, bool) {
 	if _, ok := registry.Lookup(name); !ok {
 		return nil, false
 	}

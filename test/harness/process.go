@@ -37,8 +37,7 @@ func start(name, dir, logDir string, env []string, args ...string) (*Process, er
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	// Own process group; and if the test binary dies, the child dies too.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = sysProcAttr()
 	if err := cmd.Start(); err != nil {
 		logFile.Close()
 		return nil, fmt.Errorf("start %s: %w", name, err)

@@ -11,7 +11,7 @@ import (
 
 // tool is one generated tool before it is written out.
 type tool struct {
-	Name, Title, Description string
+	Name, Title, Description  string
 	OperationID, Method, Path string
 	Params                    []param
 	HasBody                   bool
