@@ -1,0 +1,90 @@
+package config
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func noBindings(string) bool { return false }
+
+func TestLoad(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		env     map[string]string
+		binding string
+		wantURL string
+		wantErr string // substring; "" = valid
+	}{
+		{name: "https instance", env: map[string]string{"MEMOS_URL": "https://memos.example.com/"}, wantURL: "https://memos.example.com"},
+		{name: "sub-path kept", env: map[string]string{"MEMOS_URL": "https://example.com/memos/"}, wantURL: "https://example.com/memos"},
+		{name: "http loopback", env: map[string]string{"MEMOS_URL": "http://127.0.0.1:5230"}, wantURL: "http://127.0.0.1:5230"},
+		{name: "http localhost", env: map[string]string{"MEMOS_URL": "http://localhost:5230"}, wantURL: "http://localhost:5230"},
+		{name: "http ipv6 loopback", env: map[string]string{"MEMOS_URL": "http://[::1]:5230"}, wantURL: "http://[::1]:5230"},
+		{name: "http elsewhere refused", env: map[string]string{"MEMOS_URL": "http://memos.example.com"}, wantErr: "plain http to a non-loopback host"},
+		{name: "http elsewhere allowed for dev", env: map[string]string{"MEMOS_URL": "http://memos.lan", "MEMOS_ALLOW_HTTP": "true"}, wantURL: "http://memos.lan"},
+		{name: "missing", env: map[string]string{}, wantErr: "MEMOS_URL is not set"},
+		{name: "not a URL", env: map[string]string{"MEMOS_URL": "memos.example.com"}, wantErr: "not an absolute http(s) URL"},
+		{name: "other scheme", env: map[string]string{"MEMOS_URL": "ftp://memos.example.com"}, wantErr: "not an absolute http(s) URL"},
+		{name: "credentials", env: map[string]string{"MEMOS_URL": "https://u:p@memos.example.com"}, wantErr: "must not carry credentials"},
+		{name: "query", env: map[string]string{"MEMOS_URL": "https://memos.example.com/?x=1"}, wantErr: "must not carry credentials, a query"},
+		{name: "binding without URL", env: map[string]string{"MEMOS_SERVICE": "MEMOS"}, binding: "MEMOS"},
+		{name: "binding missing", env: map[string]string{"MEMOS_SERVICE": "MEMOS"}, wantErr: `no service binding of that name`},
+		{name: "bad cap", env: map[string]string{"MEMOS_URL": "https://m.example.com", "MAX_BODY_BYTES": "-1"}, wantErr: `MAX_BODY_BYTES "-1" is not a positive integer`},
+		{name: "bad timeout", env: map[string]string{"MEMOS_URL": "https://m.example.com", "UPSTREAM_TIMEOUT_MS": "soon"}, wantErr: `UPSTREAM_TIMEOUT_MS "soon"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Load(env(tc.env), func(name string) bool { return name == tc.binding })
+			if tc.wantErr == "" && err != nil {
+				t.Fatalf("unexpected error: %v", err)
+			}
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			got := ""
+			if c.MemosURL != nil {
+				got = c.MemosURL.String()
+			}
+			if got != tc.wantURL {
+				t.Errorf("MemosURL = %q, want %q", got, tc.wantURL)
+			}
+		})
+	}
+}
+
+func TestLoadDefaultsAndLists(t *testing.T) {
+	c, err := Load(env(map[string]string{
+		"MEMOS_URL":       "https://m.example.com",
+		"ALLOWED_ORIGINS": " https://a.example.com, ,https://b.example.com ",
+		"MAX_BODY_BYTES":  "2048",
+	}), noBindings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(c.AllowedOrigins, "|"); got != "https://a.example.com|https://b.example.com" {
+		t.Errorf("AllowedOrigins = %q", got)
+	}
+	if c.MaxBodyBytes != 2048 || c.MaxRespBytes != DefaultMaxRespBytes || c.Timeout != DefaultTimeout {
+		t.Errorf("caps = %d, %d, %v", c.MaxBodyBytes, c.MaxRespBytes, c.Timeout)
+	}
+}
+
+// Every problem is reported at once, one per line, and valid settings are
+// still applied.
+func TestLoadReportsEveryProblem(t *testing.T) {
+	c, err := Load(env(map[string]string{"MEMOS_URL": "http://memos.example.com", "MAX_RESPONSE_BYTES": "0", "UPSTREAM_TIMEOUT_MS": "500"}), noBindings)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if lines := strings.Split(err.Error(), "\n"); len(lines) != 2 {
+		t.Errorf("want 2 problems, got %q", lines)
+	}
+	if c.Timeout != 500*time.Millisecond {
+		t.Errorf("Timeout = %v, want the valid 500ms", c.Timeout)
+	}
+}

@@ -1,0 +1,135 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/tidwall/gjson"
+	"golang.org/x/tools/txtar"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
+)
+
+// fakeTools is a two-tool surface: "echo" answers its arguments, any other
+// name is unknown.
+type fakeTools struct{}
+
+func (fakeTools) ListJSON() []byte {
+	return []byte(`[{"name":"echo","description":"Echo.","inputSchema":{"type":"object"},"outputSchema":{"type":"object"}}]`)
+}
+
+func (fakeTools) Call(_ context.Context, name string, args gjson.Result, auth string) ([]byte, bool) {
+	if name != "echo" {
+		return nil, false
+	}
+	structured := args.Raw
+	if structured == "" {
+		structured = "{}"
+	}
+	text := string(gjson.AppendJSONString(nil, structured+" "+auth))
+	return []byte(`{"content":[{"type":"text","text":` + text + `}],"structuredContent":` + structured + `}`), true
+}
+
+func testHandler() *Handler {
+	return NewHandler(Options{Name: "test-server", Version: "1.2.3", MaxBodyBytes: 4096, Tools: fakeTools{}})
+}
+
+// TestConversations replays the scripts in testdata/*.txtar. Each script is a
+// sequence of exchanges: a file "N.request" holds a request line
+// ("POST /mcp"), header lines, a blank line and the body; "N.response" holds
+// the status, the headers that must be present, a blank line and the expected
+// body (compared as JSON; empty means no body).
+func TestConversations(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no conversation scripts: %v", err)
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			ar, err := txtar.ParseFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := testHandler()
+			exchanges := 0
+			for i := 0; i+1 < len(ar.Files); i += 2 {
+				reqFile, respFile := ar.Files[i], ar.Files[i+1]
+				if !strings.HasSuffix(reqFile.Name, ".request") || !strings.HasSuffix(respFile.Name, ".response") {
+					t.Fatalf("files %q and %q are not a request and its response", reqFile.Name, respFile.Name)
+				}
+				req := parseRequest(t, reqFile.Data)
+				got := h.Serve(context.Background(), req)
+				checkResponse(t, reqFile.Name, respFile.Data, got)
+				exchanges++
+			}
+			if exchanges == 0 || len(ar.Files)%2 != 0 {
+				t.Fatalf("script has %d files; want request/response pairs", len(ar.Files))
+			}
+		})
+	}
+}
+
+func parseRequest(t *testing.T, data []byte) *web.Request {
+	t.Helper()
+	head, body, _ := bytes.Cut(data, []byte("\n\n"))
+	lines := strings.Split(string(head), "\n")
+	method, target, ok := strings.Cut(lines[0], " ")
+	if !ok {
+		t.Fatalf("bad request line %q", lines[0])
+	}
+	req := &web.Request{Method: method, URL: "http://127.0.0.1:8787" + target, Header: web.Header{}, Body: bytes.TrimSpace(body)}
+	for _, l := range lines[1:] {
+		k, v, ok := strings.Cut(l, ":")
+		if !ok {
+			t.Fatalf("bad header line %q", l)
+		}
+		req.Header.Add(k, strings.TrimSpace(v))
+	}
+	return req
+}
+
+func checkResponse(t *testing.T, name string, want []byte, got *web.Response) {
+	t.Helper()
+	head, body, _ := bytes.Cut(want, []byte("\n\n"))
+	lines := strings.Split(strings.TrimSpace(string(head)), "\n")
+	status, err := strconv.Atoi(lines[0])
+	if err != nil {
+		t.Fatalf("%s: bad status line %q", name, lines[0])
+	}
+	if got.Status != status {
+		t.Errorf("%s: status %d, want %d (body %s)", name, got.Status, status, got.Body)
+	}
+	for _, l := range lines[1:] {
+		k, v, _ := strings.Cut(l, ":")
+		if g := got.Header.Get(k); g != strings.TrimSpace(v) {
+			t.Errorf("%s: header %s = %q, want %q", name, k, g, strings.TrimSpace(v))
+		}
+	}
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		if len(got.Body) != 0 {
+			t.Errorf("%s: body %s, want none", name, got.Body)
+		}
+		return
+	}
+	if diff := cmp.Diff(normalJSON(t, body), normalJSON(t, got.Body)); diff != "" {
+		t.Errorf("%s: body mismatch (-want +got):\n%s", name, diff)
+	}
+}
+
+// normalJSON decodes JSON for comparison that ignores member order.
+func normalJSON(t *testing.T, b []byte) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return fmt.Sprintf("invalid JSON %q: %v", b, err)
+	}
+	return v
+}

@@ -1,0 +1,127 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/upstream"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
+)
+
+func newTestServer(mcp web.Handler, cfgErr error) *Server {
+	return New(Options{
+		ConfigErr:     cfgErr,
+		MCP:           mcp,
+		MemosVersion:  "v0.30.0",
+		ToolCount:     20,
+		Probe:         func(context.Context) upstream.Status { return upstream.Status{Reachable: true, HTTPStatus: 200, MemosVersion: "dev"} },
+		StartupMillis: func() float64 { return 12.5 },
+	})
+}
+
+var okMCP = web.HandlerFunc(func(context.Context, *web.Request) *web.Response {
+	return &web.Response{Status: 200, Header: web.Header{}, Body: []byte(`{"mcp":true}`)}
+})
+
+func get(s *Server, url string) *web.Response {
+	return s.Serve(context.Background(), &web.Request{Method: "GET", URL: url, Header: web.Header{}})
+}
+
+func TestRoutes(t *testing.T) {
+	s := newTestServer(okMCP, nil)
+	for _, tc := range []struct {
+		name, url  string
+		status     int
+		bodyPrefix string
+	}{
+		{name: "mcp", url: "https://mcp.example.com/mcp", status: 200, bodyPrefix: `{"mcp":true}`},
+		{name: "mcp with query", url: "https://mcp.example.com/mcp?x=1", status: 200, bodyPrefix: `{"mcp":true}`},
+		{name: "description", url: "https://mcp.example.com/", status: 200, bodyPrefix: "memos-mcp-edge"},
+		{name: "health", url: "https://mcp.example.com/healthz", status: 200, bodyPrefix: `{"status":"ok"`},
+		{name: "unknown", url: "https://mcp.example.com/mcp/extra", status: 404, bodyPrefix: `{"error":"not found`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := get(s, tc.url)
+			if resp.Status != tc.status || !strings.HasPrefix(string(resp.Body), tc.bodyPrefix) {
+				t.Errorf("%s: %d %s, want %d %s…", tc.url, resp.Status, resp.Body, tc.status, tc.bodyPrefix)
+			}
+		})
+	}
+}
+
+func TestHealth(t *testing.T) {
+	s := newTestServer(okMCP, nil)
+	s.opts.Config = config.Config{MemosService: "MEMOS"}
+	first := get(s, "http://h/healthz")
+	second := get(s, "http://h/healthz")
+	body := gjson.ParseBytes(second.Body)
+	for path, want := range map[string]string{
+		"status":                "ok",
+		"upstream.via":          "service binding",
+		"upstream.reachable":    "true",
+		"upstream.memosVersion": "dev",
+		"registry.memosVersion": "v0.30.0",
+		"registry.tools":        "20",
+		"instance.requests":     "2",
+		"instance.startupMs":    "12.5",
+	} {
+		if got := body.Get(path).String(); got != want {
+			t.Errorf("%s = %q, want %q (%s)", path, got, want, second.Body)
+		}
+	}
+	if id := gjson.GetBytes(first.Body, "instance.id").String(); len(id) != 16 || id != body.Get("instance.id").String() {
+		t.Errorf("instance id %q changed or malformed: %s", id, second.Body)
+	}
+}
+
+func TestMisconfigured(t *testing.T) {
+	cfgErr := errors.Join(errors.New("MEMOS_URL is not set"), errors.New(`MAX_BODY_BYTES "x" is not a positive integer`))
+	s := newTestServer(okMCP, cfgErr)
+	mcp := s.Serve(context.Background(), &web.Request{Method: "POST", URL: "http://h/mcp", Header: web.Header{}})
+	if mcp.Status != 503 || !strings.Contains(string(mcp.Body), "misconfigured: MEMOS_URL is not set") {
+		t.Errorf("/mcp: %d %s", mcp.Status, mcp.Body)
+	}
+	health := get(s, "http://h/healthz")
+	if health.Status != 503 || gjson.GetBytes(health.Body, "status").String() != "misconfigured" ||
+		gjson.GetBytes(health.Body, "errors.#").Int() != 2 || gjson.GetBytes(health.Body, "upstream.reachable").Exists() {
+		t.Errorf("/healthz: %d %s", health.Status, health.Body)
+	}
+}
+
+// A panic below the server becomes a 500, and the same server keeps serving.
+func TestPanicIsContained(t *testing.T) {
+	calls := 0
+	s := newTestServer(web.HandlerFunc(func(ctx context.Context, r *web.Request) *web.Response {
+		calls++
+		if calls == 1 {
+			var m map[string]int
+			m["boom"]++ // nil map write
+		}
+		return okMCP(ctx, r)
+	}), nil)
+	if resp := get(s, "http://h/mcp"); resp.Status != 500 || string(resp.Body) != `{"error":"internal error"}` {
+		t.Errorf("panicking request: %d %s", resp.Status, resp.Body)
+	}
+	if resp := get(s, "http://h/mcp"); resp.Status != 200 {
+		t.Errorf("request after the panic: %d %s", resp.Status, resp.Body)
+	}
+}
+
+func TestPathOf(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://h.example.com/mcp":         "/mcp",
+		"https://h.example.com":             "/",
+		"https://h.example.com/a/b?c=d#e":   "/a/b",
+		"http://127.0.0.1:8787/healthz?x=y": "/healthz",
+		"/relative?q":                       "/relative",
+	} {
+		if got := pathOf(in); got != want {
+			t.Errorf("pathOf(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
