@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"slices"
 	"strings"
 )
 
@@ -241,9 +240,4 @@ func toGeneric(v any) (map[string]any, error) {
 		return nil, err
 	}
 	return m, nil
-}
-
-// sortedKeys returns the keys of m in order.
-func sortedKeys[V any](m map[string]V) []string {
-	return slices.Sorted(maps.Keys(m))
 }

@@ -1,0 +1,80 @@
+//go:build !js
+
+package bridge
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
+)
+
+// The native twin hands the handler the same plain request the Worker
+// would: absolute URL, lower-case headers, the whole body.
+func TestHTTPHandler(t *testing.T) {
+	var got *web.Request
+	srv := httptest.NewServer(HTTPHandler(web.HandlerFunc(func(_ context.Context, r *web.Request) *web.Response {
+		got = r
+		return &web.Response{Status: 201, Header: web.Header{"x-answer": "42"}, Body: []byte("made")}
+	})))
+	defer srv.Close()
+	req, _ := http.NewRequest("POST", srv.URL+"/mcp?x=1", strings.NewReader(`{"a":1}`))
+	req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+	req.Header.Add("Accept", "application/json")
+	req.Header.Add("Accept", "text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 201 || resp.Header.Get("X-Answer") != "42" || string(body) != "made" {
+		t.Errorf("response %d %q %q", resp.StatusCode, resp.Header.Get("X-Answer"), body)
+	}
+	if got.Method != "POST" || got.URL != srv.URL+"/mcp?x=1" || string(got.Body) != `{"a":1}` {
+		t.Errorf("request %s %s %s", got.Method, got.URL, got.Body)
+	}
+	if got.Header.Get("mcp-protocol-version") != "2025-06-18" || got.Header["accept"] != "application/json, text/event-stream" {
+		t.Errorf("headers %v", got.Header)
+	}
+}
+
+func TestFetcher(t *testing.T) {
+	var sawAuth string
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/redirect":
+			http.Redirect(w, r, "https://elsewhere.example.com/", http.StatusFound)
+		case "/big":
+			w.Write([]byte(strings.Repeat("x", 101)))
+		default:
+			sawAuth = r.Header.Get("Authorization")
+			body, _ := io.ReadAll(r.Body)
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(body)
+		}
+	}))
+	defer upstream.Close()
+	f := Fetcher{MaxBytes: 100}
+	ctx := context.Background()
+
+	resp, err := f.Do(ctx, &web.Request{Method: "POST", URL: upstream.URL + "/echo", Header: web.Header{"authorization": "Bearer t"}, Body: []byte(`{"k":"v"}`)})
+	if err != nil || resp.Status != 200 || string(resp.Body) != `{"k":"v"}` || resp.Header.Get("Content-Type") != "application/json" || sawAuth != "Bearer t" {
+		t.Errorf("echo: %v %+v auth=%q", err, resp, sawAuth)
+	}
+	resp, err = f.Do(ctx, &web.Request{Method: "GET", URL: upstream.URL + "/redirect", Header: web.Header{}})
+	if err != nil || resp.Status != 302 || resp.Header.Get("location") != "https://elsewhere.example.com/" {
+		t.Errorf("redirect was followed or lost: %v %+v", err, resp)
+	}
+	if _, err = f.Do(ctx, &web.Request{Method: "GET", URL: upstream.URL + "/big", Header: web.Header{}}); !errors.Is(err, web.ErrResponseTooLarge) {
+		t.Errorf("oversized body: %v, want ErrResponseTooLarge", err)
+	}
+	if _, err = (Fetcher{Binding: "MEMOS"}).Do(ctx, &web.Request{Method: "GET", URL: upstream.URL}); err == nil {
+		t.Error("a service binding natively should fail")
+	}
+}

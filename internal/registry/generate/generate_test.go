@@ -1,0 +1,286 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+// miniSpec is a small OpenAPI document in the shape Memos' generator writes.
+const miniSpec = `
+openapi: 3.0.3
+info: {title: "", version: 0.0.1}
+paths:
+  /api/v1/things:
+    get:
+      operationId: ThingService_ListThings
+      description: |-
+        ListThings lists things.
+         Second line.
+      parameters:
+        - {name: pageSize, in: query, schema: {type: integer, format: int32}}
+        - {name: kind, in: query, schema: {type: string, format: enum, enum: [KIND_UNSPECIFIED, A]}}
+      responses:
+        "200": {description: OK, content: {application/json: {schema: {$ref: '#/components/schemas/ListThingsResponse'}}}}
+  /api/v1/things/{thing}:
+    patch:
+      operationId: ThingService_UpdateThing
+      description: UpdateThing updates a thing.
+      parameters:
+        - {name: thing, in: path, required: true, schema: {type: string}}
+        - {name: updateMask, in: query, schema: {type: string, format: field-mask}}
+      requestBody:
+        required: true
+        content: {application/json: {schema: {$ref: '#/components/schemas/Thing'}}}
+      responses:
+        "200": {description: OK, content: {}}
+  /api/v1/things/{thing}/parts/{part}:
+    delete:
+      operationId: ThingService_DeletePart
+      parameters:
+        - {name: part, in: path, required: true, schema: {type: string}}
+        - {name: thing, in: path, required: true, schema: {type: string}}
+      responses:
+        "200": {description: OK, content: {}}
+components:
+  schemas:
+    ListThingsResponse:
+      type: object
+      properties:
+        things: {type: array, items: {$ref: '#/components/schemas/Thing'}}
+    Thing:
+      type: object
+      required: [name, data]
+      properties:
+        name: {type: string, description: The name.}
+        data: {type: string, format: bytes}
+        owner: {readOnly: true, type: string}
+        parent:
+          allOf: [{$ref: '#/components/schemas/Thing'}]
+          description: The parent thing.
+`
+
+func writeCuration(t *testing.T, c string) *curation {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "curation.json")
+	if err := os.WriteFile(path, []byte(c), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := loadCuration(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cur
+}
+
+const miniCuration = `{
+  "params": {"thing": "The thing: things/x or x."},
+  "operations": [
+    {"operationId": "ThingService_UpdateThing", "bodyRequired": [], "bodyOmit": ["name"], "bodyMinProperties": 1, "destructive": true, "notes": "Only changed fields."},
+    {"operationId": "ThingService_ListThings"},
+    {"operationId": "ThingService_DeletePart"}
+  ]
+}`
+
+func buildMini(t *testing.T, spec, cur string) ([]tool, error) {
+	t.Helper()
+	doc, err := parseSpec([]byte(spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return buildTools(doc, writeCuration(t, cur))
+}
+
+func TestBuildTools(t *testing.T) {
+	tools, err := buildMini(t, miniSpec, miniCuration)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	byName := map[string]tool{}
+	for _, tl := range tools {
+		names = append(names, tl.Name)
+		byName[tl.Name] = tl
+	}
+	if got := strings.Join(names, ","); got != "thing_delete_part,thing_list_things,thing_update_thing" {
+		t.Fatalf("tools %s, want sorted names", got)
+	}
+
+	list := byName["thing_list_things"]
+	if list.Title != "Thing List Things" || list.Description != "ListThings lists things.\nSecond line." {
+		t.Errorf("title %q, description %q", list.Title, list.Description)
+	}
+	if !list.ReadOnly || list.Destructive || !list.Idempotent {
+		t.Errorf("GET hints %t %t %t", list.ReadOnly, list.Destructive, list.Idempotent)
+	}
+	in := mustJSON(t, list.Input)
+	for path, want := range map[string]string{
+		"type":                       "object",
+		"additionalProperties":       "false",
+		"properties.pageSize.type":   "integer",
+		"properties.pageSize.format": "",
+		"properties.kind.format":     "",
+		"properties.kind.enum.1":     "A",
+		"required":                   "",
+	} {
+		if got := gjson.Get(in, path).String(); got != want {
+			t.Errorf("list input %s = %q, want %q", path, got, want)
+		}
+	}
+	out := mustJSON(t, list.Output)
+	if got := gjson.Get(out, `properties.things.items.\$ref`).Str; got != "#/$defs/Thing" {
+		t.Errorf("output items ref %q", got)
+	}
+	if !gjson.Get(out, `\$defs.Thing.properties.owner`).Exists() || gjson.Get(out, `\$defs.Thing.properties.name.description`).Exists() {
+		t.Errorf("output keeps read-only fields and drops prose: %s", out)
+	}
+
+	upd := byName["thing_update_thing"]
+	if upd.ReadOnly || !upd.Destructive || upd.Idempotent || !upd.HasBody {
+		t.Errorf("PATCH hints %t %t %t body %t", upd.ReadOnly, upd.Destructive, upd.Idempotent, upd.HasBody)
+	}
+	if !strings.HasSuffix(upd.Description, "\n\nOnly changed fields.") {
+		t.Errorf("notes not appended: %q", upd.Description)
+	}
+	in = mustJSON(t, upd.Input)
+	for path, want := range map[string]string{
+		"required":                                        `["thing","body"]`,
+		"properties.thing.description":                    "The thing: things/x or x.",
+		"properties.updateMask.format":                    "",
+		"properties.body.required":                        "",
+		"properties.body.minProperties":                   "1",
+		"properties.body.properties.name":                 "",
+		"properties.body.properties.owner":                "",
+		"properties.body.properties.data.contentEncoding": "base64",
+		`properties.body.properties.parent.\$ref`:         "#/$defs/Thing",
+		"properties.body.properties.parent.description":   "The parent thing.",
+		`\$defs.Thing.properties.owner`:                   "",
+		`\$defs.Thing.required`:                           `["name","data"]`,
+	} {
+		if got := gjson.Get(in, path).String(); got != want {
+			t.Errorf("update input %s = %q, want %q", path, got, want)
+		}
+	}
+	if got := mustJSON(t, upd.Output); got != `{"properties":{"ok":{"type":"boolean"}},"type":"object"}` {
+		t.Errorf("empty response output schema %s", got)
+	}
+
+	del := byName["thing_delete_part"]
+	if del.ReadOnly || !del.Destructive || !del.Idempotent {
+		t.Errorf("DELETE hints %t %t %t", del.ReadOnly, del.Destructive, del.Idempotent)
+	}
+	if len(del.Params) != 2 || del.Params[0].Name != "thing" || del.Params[1].Name != "part" {
+		t.Errorf("path parameters not in template order: %+v", del.Params)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestBuildToolsFailsClearly(t *testing.T) {
+	for _, tc := range []struct {
+		name, spec, curation, want string
+	}{
+		{
+			name:     "missing operation",
+			spec:     miniSpec,
+			curation: `{"operations":[{"operationId":"ThingService_GoneThing"}]}`,
+			want:     `curated operation "ThingService_GoneThing" is not in the OpenAPI document`,
+		},
+		{
+			name:     "duplicate tool name",
+			spec:     strings.Replace(miniSpec, "operationId: ThingService_DeletePart", "operationId: Thing_ListThings", 1),
+			curation: `{"operations":[{"operationId":"ThingService_ListThings"},{"operationId":"Thing_ListThings"}]}`,
+			want:     `both become tool "thing_list_things"`,
+		},
+		{
+			name:     "override names an unknown body property",
+			spec:     miniSpec,
+			curation: `{"operations":[{"operationId":"ThingService_UpdateThing","bodyOmit":["nope"]}]}`,
+			want:     `curation omits body property "nope"`,
+		},
+		{
+			name:     "override of a body that does not exist",
+			spec:     miniSpec,
+			curation: `{"operations":[{"operationId":"ThingService_ListThings","bodyRequired":["x"]}]}`,
+			want:     "overrides the body of an operation without one",
+		},
+		{
+			name:     "reference outside the components",
+			spec:     strings.Replace(miniSpec, "items: {$ref: '#/components/schemas/Thing'}", "items: {$ref: 'other.yaml#/Thing'}", 1),
+			curation: `{"operations":[{"operationId":"ThingService_ListThings"}]}`,
+			want:     "disallowed external reference",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc, err := parseSpec([]byte(tc.spec))
+			if err == nil {
+				_, err = buildTools(doc, writeCuration(t, tc.curation))
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestToolName(t *testing.T) {
+	for in, want := range map[string]string{
+		"MemoService_ListMemos":         "memo_list_memos",
+		"MemoViewService_ListMemoViews": "memo_view_list_memo_views",
+		"AuthService_GetCurrentUser":    "auth_get_current_user",
+		"ListThings":                    "list_things",
+		"IdPService_GetOAuth2Config":    "id_p_get_oauth2_config",
+	} {
+		if got := toolName(in); got != want {
+			t.Errorf("toolName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// The registry the Worker embeds is the generator's current output for the
+// pinned document and spec/curation.json (make generate wrote it).
+func TestGeneratedUpToDate(t *testing.T) {
+	if err := run("", "", "../../../spec/curation.json", "../tools_gen.go", true); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestUnresolvableReferences(t *testing.T) {
+	for ref, want := range map[string]string{
+		"#/definitions/Thing":       "is not a component schema, so it cannot be made self-contained",
+		componentPrefix + "Missing": "names no component",
+	} {
+		c := newConverter(map[string]map[string]any{}, true)
+		_, err := c.root(map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{"$ref": ref}}})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want %q", ref, err, want)
+		}
+	}
+}
+
+// A reference cycle terminates, with the cycle expressed through $defs.
+func TestReferenceCycle(t *testing.T) {
+	c := newConverter(map[string]map[string]any{
+		"Node": {"type": "object", "properties": map[string]any{"next": map[string]any{"$ref": componentPrefix + "Node"}}},
+	}, false)
+	out, err := c.root(map[string]any{"$ref": componentPrefix + "Node"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := mustJSON(t, c.withDefs(out))
+	want := `{"$defs":{"Node":{"properties":{"next":{"$ref":"#/$defs/Node"}},"type":"object"}},"properties":{"next":{"$ref":"#/$defs/Node"}},"type":"object"}`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
