@@ -22,11 +22,17 @@ func main() {
 	if cfgErr != nil {
 		log.Printf("configuration: %v", cfgErr)
 	}
+	if len(cfg.AllowedHosts) == 0 {
+		cfg.AllowedHosts = bridge.DefaultHosts()
+	}
 	tools := upstream.New(cfg, bridge.Fetcher{Binding: cfg.MemosService, MaxBytes: cfg.MaxRespBytes})
 	h := server.New(server.Options{
-		Config:        cfg,
-		ConfigErr:     cfgErr,
-		MCP:           mcp.NewHandler(mcp.Options{Name: "memos-mcp-edge", Version: version, MaxBodyBytes: cfg.MaxBodyBytes, Tools: tools}),
+		Config:    cfg,
+		ConfigErr: cfgErr,
+		MCP: mcp.NewHandler(mcp.Options{
+			Name: "memos-mcp-edge", Version: version, Tools: tools,
+			MaxBodyBytes: cfg.MaxBodyBytes, AllowedOrigins: cfg.AllowedOrigins, AllowedHosts: cfg.AllowedHosts,
+		}),
 		MemosVersion:  registry.MemosVersion(),
 		ToolCount:     len(registry.All()),
 		Probe:         tools.Probe,

@@ -38,6 +38,10 @@ func HasBinding(name string) bool {
 	return b.Type() == js.TypeObject && b.Get("fetch").Type() == js.TypeFunction
 }
 
+// DefaultHosts returns nil: a deployed Worker serves whatever routes and
+// domains it is bound to unless ALLOWED_HOSTS says otherwise.
+func DefaultHosts() []string { return nil }
+
 // StartupMillis returns how long the entry module took to instantiate this
 // Go program and see it ready, as it measured.
 func StartupMillis() float64 {

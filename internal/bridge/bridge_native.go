@@ -30,6 +30,23 @@ func HasBinding(string) bool { return false }
 // StartupMillis is 0 natively: there is no entry module measuring the start.
 func StartupMillis() float64 { return 0 }
 
+// loopbackHosts are the host names a loopback listener answers to.
+var loopbackHosts = []string{"localhost", "127.0.0.1", "[::1]"}
+
+// DefaultHosts returns the host names to serve when ALLOWED_HOSTS is unset:
+// on a loopback listener only loopback names, so that a DNS-rebinding page
+// cannot reach it; otherwise every host.
+func DefaultHosts() []string {
+	host, _, err := net.SplitHostPort(cmp.Or(os.Getenv("LISTEN_ADDR"), DefaultAddr))
+	if err != nil {
+		return nil
+	}
+	if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
+		return loopbackHosts
+	}
+	return nil
+}
+
 // Serve answers HTTP on LISTEN_ADDR (default DefaultAddr) with h.
 func Serve(h web.Handler) error {
 	addr := cmp.Or(os.Getenv("LISTEN_ADDR"), DefaultAddr)

@@ -99,3 +99,35 @@ func appendID(b, id []byte) []byte {
 	}
 	return append(b, id...)
 }
+
+// TooDeep reports whether the JSON text b nests arrays and objects deeper
+// than max. It scans bytes only (strings are skipped), so it is safe to run
+// before parsing hostile input.
+func TooDeep(b []byte, max int) bool {
+	depth := 0
+	inString := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '[', '{':
+			depth++
+			if depth > max {
+				return true
+			}
+		case ']', '}':
+			depth--
+		}
+	}
+	return false
+}

@@ -30,6 +30,9 @@ const (
 type Options struct {
 	Name, Version string // serverInfo
 	MaxBodyBytes  int
+	// AllowedOrigins are browser origins allowed besides the endpoint's own
+	// host; AllowedHosts, when set, are the only host names served.
+	AllowedOrigins, AllowedHosts []string
 	// Tools answers tools/list and tools/call.
 	Tools Tools
 }
@@ -81,42 +84,44 @@ type reply struct {
 
 // Serve answers one HTTP request at the MCP endpoint.
 func (h *Handler) Serve(ctx context.Context, req *web.Request) *web.Response {
-	switch req.Method {
-	case "POST":
-	case "OPTIONS":
-		return &web.Response{Status: 204, Header: web.Header{"allow": "POST, OPTIONS"}}
-	default:
-		return jsonResponse(405, web.Header{"allow": "POST"},
-			jsonrpc.ErrorResponse(nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "method not allowed: the MCP endpoint takes POST only (no SSE stream, no sessions)"}))
+	header, refusal := h.admit(req)
+	if refusal != nil {
+		return refusal
 	}
-	if len(req.Body) > h.opts.MaxBodyBytes {
-		return jsonResponse(413, nil, jsonrpc.ErrorResponse(nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "request body too large"}))
+	if req.Method != "POST" {
+		header["allow"] = "POST"
+		return refuse(405, header, "method not allowed: the MCP endpoint takes POST only (no SSE stream, no sessions)")
+	}
+	if refusal := h.checkBody(req, header); refusal != nil {
+		return refusal
 	}
 	if !gjson.ValidBytes(req.Body) {
-		return jsonResponse(400, nil, jsonrpc.ErrorResponse(nil, &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "parse error: the body is not valid JSON"}))
+		return jsonResponse(400, header, jsonrpc.ErrorResponse(nil, &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "parse error: the body is not valid JSON"}))
 	}
 	body := gjson.ParseBytes(req.Body)
+	var r reply
 	if body.IsArray() {
-		return h.serveBatch(ctx, req, body)
+		r = h.serveBatch(ctx, req, body)
+	} else {
+		r = h.serveOne(ctx, req, body, false)
 	}
-	r := h.serveOne(ctx, req, body, false)
 	if r.body == nil {
-		return &web.Response{Status: 202, Header: web.Header{}}
+		return &web.Response{Status: 202, Header: header}
 	}
-	return jsonResponse(r.status, nil, r.body)
+	return jsonResponse(r.status, header, r.body)
 }
 
 // serveBatch answers a JSON-RPC batch, which only 2025-03-26 and 2024-11-05
-// allow.
-func (h *Handler) serveBatch(ctx context.Context, req *web.Request, batch gjson.Result) *web.Response {
+// allow. A batch of notifications only is answered with no body.
+func (h *Handler) serveBatch(ctx context.Context, req *web.Request, batch gjson.Result) reply {
 	v := req.Header.Get("mcp-protocol-version")
 	if v == "" {
 		v = versionNoHeader
 	}
 	items := batch.Array()
 	if !allowsBatch(v) || len(items) == 0 {
-		return jsonResponse(400, nil, jsonrpc.ErrorResponse(nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
-			Message: "invalid request: JSON-RPC batches are accepted only for protocol versions 2025-03-26 and 2024-11-05, and must not be empty"}))
+		return reply{400, jsonrpc.ErrorResponse(nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+			Message: "invalid request: JSON-RPC batches are accepted only for protocol versions 2025-03-26 and 2024-11-05, and must not be empty"})}
 	}
 	out := []byte{'['}
 	for _, item := range items {
@@ -130,9 +135,9 @@ func (h *Handler) serveBatch(ctx context.Context, req *web.Request, batch gjson.
 		out = append(out, r.body...)
 	}
 	if len(out) == 1 {
-		return &web.Response{Status: 202, Header: web.Header{}}
+		return reply{}
 	}
-	return jsonResponse(200, nil, append(out, ']'))
+	return reply{200, append(out, ']')}
 }
 
 // serveOne answers one message of a request body.
@@ -185,6 +190,20 @@ func (h *Handler) checkModern(c *call, meta gjson.Result, headerVersion string) 
 	if m := strings.TrimSpace(c.req.Header.Get("mcp-method")); m != c.msg.Method {
 		return h.fail(c, 400, &jsonrpc.Error{Code: codeHeaderMismatch,
 			Message: "header mismatch: Mcp-Method " + quote(m) + " differs from the body's method " + quote(c.msg.Method)}), false
+	}
+	if c.msg.Method == "tools/call" {
+		raw := c.req.Header.Get("mcp-name")
+		name, ok := decodeHeaderValue(raw)
+		want := c.msg.Params.Get("name").String()
+		switch {
+		case raw == "":
+			return h.fail(c, 400, &jsonrpc.Error{Code: codeHeaderMismatch, Message: "header mismatch: tools/call needs the Mcp-Name header"}), false
+		case !ok:
+			return h.fail(c, 400, &jsonrpc.Error{Code: codeHeaderMismatch, Message: "header mismatch: Mcp-Name is not valid base64 inside =?base64?…?="}), false
+		case name != want:
+			return h.fail(c, 400, &jsonrpc.Error{Code: codeHeaderMismatch,
+				Message: "header mismatch: Mcp-Name " + quote(name) + " differs from the body's params.name " + quote(want)}), false
+		}
 	}
 	return reply{}, true
 }

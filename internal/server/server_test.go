@@ -15,11 +15,13 @@ import (
 
 func newTestServer(mcp web.Handler, cfgErr error) *Server {
 	return New(Options{
-		ConfigErr:     cfgErr,
-		MCP:           mcp,
-		MemosVersion:  "v0.30.0",
-		ToolCount:     20,
-		Probe:         func(context.Context) upstream.Status { return upstream.Status{Reachable: true, HTTPStatus: 200, MemosVersion: "dev"} },
+		ConfigErr:    cfgErr,
+		MCP:          mcp,
+		MemosVersion: "v0.30.0",
+		ToolCount:    20,
+		Probe: func(context.Context) upstream.Status {
+			return upstream.Status{Reachable: true, HTTPStatus: 200, MemosVersion: "dev"}
+		},
 		StartupMillis: func() float64 { return 12.5 },
 	})
 }

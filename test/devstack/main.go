@@ -56,7 +56,8 @@ func run() error {
 		defer memos.Stop()
 		memosURL, token = memos.URL, memos.Token
 	}
-	vars := map[string]string{"MEMOS_URL": memosURL}
+	// Served on loopback: answer only to loopback host names (DNS rebinding).
+	vars := map[string]string{"MEMOS_URL": memosURL, "ALLOWED_HOSTS": "localhost,127.0.0.1,[::1]"}
 	for _, name := range []string{"ALLOWED_ORIGINS", "ALLOWED_HOSTS", "MEMOS_ALLOW_HTTP", "MAX_BODY_BYTES", "MAX_RESPONSE_BYTES", "UPSTREAM_TIMEOUT_MS"} {
 		if v := os.Getenv(name); v != "" {
 			vars[name] = v

@@ -50,7 +50,7 @@ func run(m *testing.M) int {
 	}
 	defer memos.Stop()
 	worker, err = harness.StartWorker(ctx, harness.WorkerOptions{
-		Root: root, Dir: dir, Vars: map[string]string{"MEMOS_URL": memos.URL},
+		Root: root, Dir: dir, Vars: map[string]string{"MEMOS_URL": memos.URL, "ALLOWED_HOSTS": "localhost,127.0.0.1,[::1]"},
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

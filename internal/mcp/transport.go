@@ -1,0 +1,180 @@
+package mcp
+
+import (
+	"encoding/base64"
+	"strconv"
+	"strings"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/jsonrpc"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
+)
+
+// maxNesting bounds how deep JSON may nest in a request body. Real MCP
+// traffic stays far below it; the bound keeps hostile input from costing
+// stack or time.
+const maxNesting = 64
+
+// corsAllowHeaders are the request headers a browser client may send.
+const corsAllowHeaders = "authorization, content-type, accept, mcp-protocol-version, mcp-method, mcp-name, mcp-session-id, last-event-id"
+
+// corsExposeHeaders are the response headers a browser client may read.
+const corsExposeHeaders = "mcp-protocol-version, mcp-session-id"
+
+// admit applies the HTTP rules that come before any JSON-RPC: the Host
+// allowlist (DNS rebinding), the Origin rules, and CORS. It returns the
+// headers every answer to this request carries, and a refusal when the
+// request goes no further.
+func (h *Handler) admit(req *web.Request) (web.Header, *web.Response) {
+	header := web.Header{}
+	host := hostOf(req.URL)
+	if !h.hostAllowed(host) {
+		return header, refuse(403, header, "forbidden: this endpoint does not answer to host "+quote(host)+" (see ALLOWED_HOSTS)")
+	}
+	origin := req.Header.Get("origin")
+	if origin == "" {
+		// Not a browser: desktop and CLI clients send no Origin.
+		if req.Method == "OPTIONS" {
+			return header, &web.Response{Status: 204, Header: web.Header{"allow": "POST, OPTIONS"}}
+		}
+		return header, nil
+	}
+	if !h.originAllowed(origin, host) {
+		return header, refuse(403, header, "forbidden: origin "+quote(origin)+" may not call this endpoint (see ALLOWED_ORIGINS)")
+	}
+	header["access-control-allow-origin"] = origin
+	header["access-control-expose-headers"] = corsExposeHeaders
+	header["vary"] = "Origin"
+	if req.Method == "OPTIONS" {
+		pre := web.Header{
+			"access-control-allow-methods": "POST, OPTIONS",
+			"access-control-allow-headers": corsAllowHeaders,
+			"access-control-max-age":       "86400",
+		}
+		for k, v := range header {
+			pre[k] = v
+		}
+		return header, &web.Response{Status: 204, Header: pre}
+	}
+	return header, nil
+}
+
+// checkBody applies the rules for a POST body before it is parsed.
+func (h *Handler) checkBody(req *web.Request, header web.Header) *web.Response {
+	if ct := req.Header.Get("content-type"); !isJSONMediaType(ct) {
+		return refuse(415, header, "unsupported media type: send the JSON-RPC message with Content-Type: application/json")
+	}
+	if accept := req.Header.Get("accept"); accept != "" && !acceptsJSON(accept) {
+		return refuse(406, header, "not acceptable: this endpoint answers with application/json; include it in Accept")
+	}
+	if len(req.Body) > h.opts.MaxBodyBytes {
+		return refuse(413, header, "request body too large: the limit is "+strconv.Itoa(h.opts.MaxBodyBytes)+" bytes")
+	}
+	if jsonrpc.TooDeep(req.Body, maxNesting) {
+		return refuse(400, header, "invalid request: JSON nested deeper than "+strconv.Itoa(maxNesting)+" levels")
+	}
+	return nil
+}
+
+func refuse(status int, header web.Header, msg string) *web.Response {
+	return jsonResponse(status, header, jsonrpc.ErrorResponse(nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: msg}))
+}
+
+// hostAllowed reports whether the request's host is one this endpoint
+// serves. An empty allowlist allows every host.
+func (h *Handler) hostAllowed(host string) bool {
+	if len(h.opts.AllowedHosts) == 0 {
+		return true
+	}
+	name := hostname(host)
+	for _, allowed := range h.opts.AllowedHosts {
+		allowed = strings.ToLower(strings.Trim(allowed, "[]"))
+		if allowed == name || allowed == host {
+			return true
+		}
+	}
+	return false
+}
+
+// originAllowed reports whether a browser origin may call: the endpoint's
+// own host (any scheme), or an origin in the allowlist.
+func (h *Handler) originAllowed(origin, host string) bool {
+	origin = strings.ToLower(strings.TrimSuffix(origin, "/"))
+	scheme, rest, ok := strings.Cut(origin, "://")
+	if !ok || scheme == "" || rest == "" || strings.ContainsAny(rest, "/?#@") {
+		return false // "null", opaque or malformed origins
+	}
+	if rest == host {
+		return true
+	}
+	for _, allowed := range h.opts.AllowedOrigins {
+		if strings.ToLower(strings.TrimSuffix(allowed, "/")) == origin {
+			return true
+		}
+	}
+	return false
+}
+
+// hostOf returns the lower-case host[:port] of an absolute URL.
+func hostOf(rawURL string) string {
+	_, rest, ok := strings.Cut(rawURL, "://")
+	if !ok {
+		return ""
+	}
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	return strings.ToLower(rest)
+}
+
+// hostname drops the port and IPv6 brackets from host[:port].
+func hostname(host string) string {
+	if strings.HasPrefix(host, "[") {
+		if i := strings.IndexByte(host, ']'); i > 0 {
+			return host[1:i]
+		}
+	}
+	if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.Contains(host[:i], ":") {
+		return host[:i]
+	}
+	return host
+}
+
+func isJSONMediaType(ct string) bool {
+	mt, _, _ := strings.Cut(ct, ";")
+	return strings.EqualFold(strings.TrimSpace(mt), "application/json")
+}
+
+// acceptsJSON reports whether an Accept header admits application/json.
+func acceptsJSON(accept string) bool {
+	for part := range strings.SplitSeq(accept, ",") {
+		mt, params, _ := strings.Cut(part, ";")
+		mt = strings.ToLower(strings.TrimSpace(mt))
+		if strings.ReplaceAll(strings.ToLower(params), " ", "") == "q=0" {
+			continue
+		}
+		if mt == "application/json" || mt == "application/*" || mt == "*/*" {
+			return true
+		}
+	}
+	return false
+}
+
+// decodeHeaderValue undoes the 2026-07-28 encoding of header values that are
+// not plain ASCII: =?base64?<base64 of UTF-8>?=. ok is false when the
+// sentinel is present but its content is not valid base64.
+func decodeHeaderValue(v string) (string, bool) {
+	v = strings.TrimSpace(v)
+	inner, found := strings.CutPrefix(v, "=?base64?")
+	if !found {
+		return v, true
+	}
+	inner, found = strings.CutSuffix(inner, "?=")
+	if !found {
+		return v, true
+	}
+	b, err := base64.StdEncoding.DecodeString(inner)
+	if err != nil {
+		return "", false
+	}
+	return string(b), true
+}
