@@ -140,3 +140,26 @@ func normalJSON(t *testing.T, b []byte) any {
 	}
 	return v
 }
+
+// panicTools fails inside a tool, as a bug would.
+type panicTools struct{ fakeTools }
+
+func (panicTools) Call(context.Context, string, gjson.Result, string) ([]byte, bool) {
+	panic("bug in a tool")
+}
+
+// A panic inside a method becomes a JSON-RPC internal error for that request
+// only; the handler keeps serving.
+func TestPanicBecomesInternalError(t *testing.T) {
+	h := NewHandler(Options{Name: "s", Version: "1", MaxBodyBytes: 4096, Tools: panicTools{}})
+	call := &web.Request{Method: "POST", URL: "http://127.0.0.1/mcp", Header: web.Header{"content-type": "application/json"},
+		Body: []byte(`{"jsonrpc":"2.0","id":"p","method":"tools/call","params":{"name":"echo"}}`)}
+	resp := h.Serve(context.Background(), call)
+	if want := `{"jsonrpc":"2.0","id":"p","error":{"code":-32603,"message":"internal error"}}`; resp.Status != 200 || string(resp.Body) != want {
+		t.Errorf("got %d %s, want 200 %s", resp.Status, resp.Body, want)
+	}
+	call.Body = []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	if resp := h.Serve(context.Background(), call); resp.Status != 200 {
+		t.Errorf("after the panic: %d %s", resp.Status, resp.Body)
+	}
+}

@@ -5,6 +5,7 @@ package mcp
 
 import (
 	"context"
+	"log"
 	"strings"
 	"sync"
 
@@ -141,12 +142,24 @@ func (h *Handler) serveBatch(ctx context.Context, req *web.Request, batch gjson.
 }
 
 // serveOne answers one message of a request body.
-func (h *Handler) serveOne(ctx context.Context, req *web.Request, raw gjson.Result, inBatch bool) reply {
+func (h *Handler) serveOne(ctx context.Context, req *web.Request, raw gjson.Result, inBatch bool) (r reply) {
 	msg, id, rpcErr := jsonrpc.Decode(raw)
 	if rpcErr != nil {
 		return reply{400, jsonrpc.ErrorResponse(id, rpcErr)}
 	}
 	c := &call{msg: msg, req: req}
+	defer func() {
+		// A bug below must cost one answer, never the Go instance that
+		// serves every request of the isolate.
+		if p := recover(); p != nil {
+			log.Printf("panic serving %s: %v", msg.Method, p)
+			status := 200
+			if c.modern {
+				status = 500
+			}
+			r = h.fail(c, status, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal error"})
+		}
+	}()
 	meta := msg.Params.Get(gjson.Escape("_meta"))
 	headerVersion := strings.TrimSpace(req.Header.Get("mcp-protocol-version"))
 	if (meta.Get(gjson.Escape(metaProtocolVersion)).Exists() || headerVersion == Version2026) && !inBatch {
