@@ -19,11 +19,14 @@ type definition struct {
 	Meta         meta            `json:"_meta"`
 }
 
+// annotations are the tool hints. readOnlyHint and idempotentHint default to
+// false and are left out when false; destructiveHint and openWorldHint
+// default to true, so they are always written.
 type annotations struct {
 	Title           string `json:"title"`
-	ReadOnlyHint    bool   `json:"readOnlyHint"`
+	ReadOnlyHint    bool   `json:"readOnlyHint,omitempty"`
 	DestructiveHint bool   `json:"destructiveHint"`
-	IdempotentHint  bool   `json:"idempotentHint"`
+	IdempotentHint  bool   `json:"idempotentHint,omitempty"`
 	OpenWorldHint   bool   `json:"openWorldHint"`
 }
 

@@ -57,7 +57,7 @@ components:
       required: [name, data]
       properties:
         name: {type: string, description: The name.}
-        data: {type: string, format: bytes}
+        data: {type: string, format: bytes, description: Required. The bytes.}
         owner: {readOnly: true, type: string}
         parent:
           allOf: [{$ref: '#/components/schemas/Thing'}]
@@ -124,7 +124,7 @@ func TestBuildTools(t *testing.T) {
 		"properties.pageSize.type":   "integer",
 		"properties.pageSize.format": "",
 		"properties.kind.format":     "",
-		"properties.kind.enum.1":     "A",
+		"properties.kind.enum":       `["A"]`,
 		"required":                   "",
 	} {
 		if got := gjson.Get(in, path).String(); got != want {
@@ -132,11 +132,10 @@ func TestBuildTools(t *testing.T) {
 		}
 	}
 	out := mustJSON(t, list.Output)
-	if got := gjson.Get(out, `properties.things.items.\$ref`).Str; got != "#/$defs/Thing" {
-		t.Errorf("output items ref %q", got)
-	}
-	if !gjson.Get(out, `\$defs.Thing.properties.owner`).Exists() || gjson.Get(out, `\$defs.Thing.properties.name.description`).Exists() {
-		t.Errorf("output keeps read-only fields and drops prose: %s", out)
+	// Output: references expanded in place, read-only fields kept, prose
+	// left out, objects two levels down reduced to their type.
+	if want := `{"properties":{"things":{"items":{"properties":{"data":{"type":"string"},"name":{"type":"string"},"owner":{"type":"string"},"parent":{"type":"object"}},"required":["name","data"],"type":"object"},"type":"array"}},"type":"object"}`; out != want {
+		t.Errorf("list output\n got %s\nwant %s", out, want)
 	}
 
 	upd := byName["thing_update_thing"]
@@ -156,6 +155,7 @@ func TestBuildTools(t *testing.T) {
 		"properties.body.properties.name":                 "",
 		"properties.body.properties.owner":                "",
 		"properties.body.properties.data.contentEncoding": "base64",
+		"properties.body.properties.data.description":     "The bytes.",
 		`properties.body.properties.parent.\$ref`:         "#/$defs/Thing",
 		"properties.body.properties.parent.description":   "The parent thing.",
 		`\$defs.Thing.properties.owner`:                   "",
@@ -269,18 +269,31 @@ func TestUnresolvableReferences(t *testing.T) {
 	}
 }
 
-// A reference cycle terminates, with the cycle expressed through $defs.
+// Reference cycles terminate: in input schemas through $defs, in output
+// schemas by stopping the expansion, through properties or through items.
 func TestReferenceCycle(t *testing.T) {
-	c := newConverter(map[string]map[string]any{
+	components := map[string]map[string]any{
 		"Node": {"type": "object", "properties": map[string]any{"next": map[string]any{"$ref": componentPrefix + "Node"}}},
-	}, false)
-	out, err := c.root(map[string]any{"$ref": componentPrefix + "Node"})
-	if err != nil {
-		t.Fatal(err)
+		"List": {"type": "array", "items": map[string]any{"$ref": componentPrefix + "List"}},
 	}
-	got := mustJSON(t, c.withDefs(out))
-	want := `{"$defs":{"Node":{"properties":{"next":{"$ref":"#/$defs/Node"}},"type":"object"}},"properties":{"next":{"$ref":"#/$defs/Node"}},"type":"object"}`
-	if got != want {
-		t.Errorf("got  %s\nwant %s", got, want)
+	for _, tc := range []struct {
+		name, ref string
+		input     bool
+		want      string
+	}{
+		{"input", "Node", true, `{"$defs":{"Node":{"properties":{"next":{"$ref":"#/$defs/Node"}},"type":"object"}},"properties":{"next":{"$ref":"#/$defs/Node"}},"type":"object"}`},
+		{"output through properties", "Node", false, `{"properties":{"next":{"properties":{"next":{"type":"object"}},"type":"object"}},"type":"object"}`},
+		{"output through items", "List", false, `{"items":{"items":{"type":"array"},"type":"array"},"type":"array"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newConverter(components, tc.input)
+			out, err := c.root(map[string]any{"$ref": componentPrefix + tc.ref})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := mustJSON(t, c.withDefs(out)); got != tc.want {
+				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+		})
 	}
 }

@@ -3,7 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
+	"slices"
 	"strings"
 )
 
@@ -14,20 +14,29 @@ const componentPrefix = "#/components/schemas/"
 // OpenAPI or generator words that portable validators do not know.
 var standardFormats = map[string]bool{"date-time": true, "date": true, "time": true, "email": true, "uri": true, "uuid": true}
 
-// converter turns OpenAPI schemas into self-contained, portable JSON Schemas:
-// component references become local $defs.
+// outputDepth is how many levels of nested objects an output schema spells
+// out: objects deeper than that keep only their type. Results describe
+// themselves; what a client needs from the schema is their shape near the
+// top, and every level costs tokens in every conversation.
+const outputDepth = 2
+
+// converter turns OpenAPI schemas into self-contained, portable JSON
+// Schemas. For tool input, component references become local $defs,
+// read-only properties are left out and descriptions kept. For tool output,
+// references are expanded in place down to outputDepth and prose is left
+// out.
 type converter struct {
 	components map[string]map[string]any // generic form of every component schema
-	input      bool                      // for tool input: leave out read-only properties, keep descriptions
-	defs       map[string]any
+	input      bool
+	defs       map[string]any  // input: converted components, by name
+	expanding  map[string]bool // output: components being expanded (cycle guard)
 }
 
 func newConverter(components map[string]map[string]any, input bool) *converter {
-	return &converter{components: components, input: input, defs: map[string]any{}}
+	return &converter{components: components, input: input, defs: map[string]any{}, expanding: map[string]bool{}}
 }
 
-// root converts a top-level schema: a reference there is expanded in place,
-// references below it go to $defs.
+// root converts a top-level schema; a reference there is expanded in place.
 func (c *converter) root(s map[string]any) (map[string]any, error) {
 	if ref, ok := s["$ref"].(string); ok {
 		comp, err := c.component(ref)
@@ -36,11 +45,7 @@ func (c *converter) root(s map[string]any) (map[string]any, error) {
 		}
 		s = comp
 	}
-	out, err := c.schema(s)
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return c.schema(s, 0)
 }
 
 func (c *converter) component(ref string) (map[string]any, error) {
@@ -55,17 +60,31 @@ func (c *converter) component(ref string) (map[string]any, error) {
 	return comp, nil
 }
 
-// ref converts a reference into a local one, converting the component into
-// $defs once. The placeholder stored first makes cycles terminate.
-func (c *converter) ref(ref string) (map[string]any, error) {
+// ref converts a reference found depth levels below the root.
+func (c *converter) ref(ref string, depth int) (map[string]any, error) {
 	comp, err := c.component(ref)
 	if err != nil {
 		return nil, err
 	}
 	name := strings.TrimPrefix(ref, componentPrefix)
+	if !c.input {
+		if c.expanding[name] {
+			// A cycle: stop here, keeping only the type.
+			stub := map[string]any{}
+			if t, ok := comp["type"].(string); ok {
+				stub["type"] = t
+			}
+			return stub, nil
+		}
+		c.expanding[name] = true
+		defer delete(c.expanding, name)
+		return c.schema(comp, depth)
+	}
+	// Input: convert the component into $defs once; the placeholder stored
+	// first makes cycles terminate.
 	if _, done := c.defs[name]; !done {
 		c.defs[name] = map[string]any{}
-		def, err := c.schema(comp)
+		def, err := c.schema(comp, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -74,31 +93,29 @@ func (c *converter) ref(ref string) (map[string]any, error) {
 	return map[string]any{"$ref": "#/$defs/" + name}, nil
 }
 
-// schema converts one schema object.
-func (c *converter) schema(s map[string]any) (map[string]any, error) {
+// schema converts one schema object found depth property levels below the
+// root.
+func (c *converter) schema(s map[string]any, depth int) (map[string]any, error) {
 	if ref, ok := s["$ref"].(string); ok {
-		return c.ref(ref)
+		return c.ref(ref, depth)
 	}
-	// allOf with a single member only attaches a description to a reference.
+	// allOf with a single reference only attaches a description to it.
 	if all, ok := s["allOf"].([]any); ok && len(all) == 1 {
-		member, _ := all[0].(map[string]any)
-		merged := maps.Clone(member)
-		for k, v := range s {
-			if k != "allOf" {
-				merged[k] = v
+		if member, _ := all[0].(map[string]any); member != nil {
+			if ref, ok := member["$ref"].(string); ok {
+				out, err := c.ref(ref, depth)
+				if err != nil {
+					return nil, err
+				}
+				if d, ok := s["description"].(string); ok && c.input {
+					out["description"] = inputText(d)
+				}
+				return out, nil
 			}
 		}
-		if ref, ok := member["$ref"].(string); ok {
-			out, err := c.ref(ref)
-			if err != nil {
-				return nil, err
-			}
-			if d, ok := s["description"].(string); ok && c.input {
-				out["description"] = cleanText(d)
-			}
-			return out, nil
-		}
-		s = merged
+	}
+	if !c.input && depth >= outputDepth && (s["type"] == "object" || s["properties"] != nil) {
+		return map[string]any{"type": "object"}, nil
 	}
 	out := make(map[string]any, len(s))
 	for k, v := range s {
@@ -110,10 +127,23 @@ func (c *converter) schema(s map[string]any) (map[string]any, error) {
 			// Output schemas serve validation; the result itself shows the
 			// model what each field holds, so their prose is left out.
 			if d, ok := v.(string); ok && c.input {
-				out[k] = cleanText(d)
+				out[k] = inputText(d)
 			}
+		case "enum":
+			// A caller never needs to send an enum's *_UNSPECIFIED zero
+			// value: leaving the field out means the same.
+			values, _ := v.([]any)
+			if c.input {
+				values = slices.DeleteFunc(slices.Clone(values), func(e any) bool {
+					str, _ := e.(string)
+					return strings.HasSuffix(str, "_UNSPECIFIED")
+				})
+			}
+			out[k] = values
 		case "format":
-			switch f := v.(string); {
+			// Formats only annotate; in output schemas nothing reads them.
+			switch f, _ := v.(string); {
+			case !c.input:
 			case f == "bytes" || f == "byte":
 				out["contentEncoding"] = "base64"
 			case standardFormats[f]:
@@ -126,18 +156,19 @@ func (c *converter) schema(s map[string]any) (map[string]any, error) {
 					out[k] = false
 				}
 			case map[string]any:
-				conv, err := c.schema(ap)
+				conv, err := c.schema(ap, depth+1)
 				if err != nil {
 					return nil, err
 				}
 				out[k] = conv
 			}
 		case "properties":
-			props, required, err := c.properties(v.(map[string]any), s["required"])
+			props, _ := v.(map[string]any)
+			conv, required, err := c.properties(props, s["required"], depth+1)
 			if err != nil {
 				return nil, err
 			}
-			out[k] = props
+			out[k] = conv
 			if len(required) > 0 {
 				out["required"] = required
 			}
@@ -148,7 +179,7 @@ func (c *converter) schema(s map[string]any) (map[string]any, error) {
 			if !ok {
 				return nil, fmt.Errorf("%s must be a schema object", k)
 			}
-			conv, err := c.schema(sub)
+			conv, err := c.schema(sub, depth)
 			if err != nil {
 				return nil, err
 			}
@@ -162,7 +193,7 @@ func (c *converter) schema(s map[string]any) (map[string]any, error) {
 					return nil, fmt.Errorf("%s members must be schema objects", k)
 				}
 				var err error
-				if conv[i], err = c.schema(sub); err != nil {
+				if conv[i], err = c.schema(sub, depth); err != nil {
 					return nil, err
 				}
 			}
@@ -182,7 +213,7 @@ func (c *converter) schema(s map[string]any) (map[string]any, error) {
 
 // properties converts an object's properties, leaving out read-only ones in
 // input schemas, and returns the matching required list.
-func (c *converter) properties(props map[string]any, required any) (map[string]any, []any, error) {
+func (c *converter) properties(props map[string]any, required any, depth int) (map[string]any, []any, error) {
 	out := make(map[string]any, len(props))
 	for name, v := range props {
 		p, ok := v.(map[string]any)
@@ -192,7 +223,7 @@ func (c *converter) properties(props map[string]any, required any) (map[string]a
 		if c.input && p["readOnly"] == true {
 			continue
 		}
-		conv, err := c.schema(p)
+		conv, err := c.schema(p, depth)
 		if err != nil {
 			return nil, nil, fmt.Errorf("property %q: %w", name, err)
 		}
@@ -201,7 +232,7 @@ func (c *converter) properties(props map[string]any, required any) (map[string]a
 	var req []any
 	list, _ := required.([]any)
 	for _, r := range list {
-		if _, ok := out[r.(string)]; ok {
+		if name, _ := r.(string); out[name] != nil {
 			req = append(req, r)
 		}
 	}
@@ -226,6 +257,19 @@ func cleanText(s string) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// fieldLabels are the words protobuf comments start field descriptions with;
+// the schema's required list already says what they say.
+var fieldLabels = []string{"Optional. ", "Required. ", "Input only. ", "Output only. "}
+
+// inputText is a description as an input schema serves it.
+func inputText(s string) string {
+	s = cleanText(s)
+	for _, label := range fieldLabels {
+		s = strings.TrimPrefix(s, label)
+	}
+	return s
 }
 
 // toGeneric turns a typed value (a kin-openapi schema) into its generic JSON

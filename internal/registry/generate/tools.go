@@ -114,7 +114,7 @@ func buildTool(o operation, ov override, cur *curation, components map[string]ma
 			if err != nil {
 				return t, err
 			}
-			conv, err := in.schema(s)
+			conv, err := in.schema(s, 1)
 			if err != nil {
 				return t, fmt.Errorf("parameter %q: %w", p.Name, err)
 			}

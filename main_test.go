@@ -1,0 +1,29 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// The Worker's wasm links none of the build-time or heavy packages: the
+// OpenAPI loader and YAML stay in the generator, and net/http (about 1.2 MB
+// gzip) stays in the native twin.
+func TestWasmDependencies(t *testing.T) {
+	cmd := exec.Command("go", "list", "-deps", ".")
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 10 {
+		t.Fatalf("suspiciously few dependencies: %v", deps)
+	}
+	for _, dep := range deps {
+		if strings.Contains(dep, "kin-openapi") || strings.Contains(strings.ToLower(dep), "yaml") || dep == "net/http" || strings.HasPrefix(dep, "net/http/") {
+			t.Errorf("the wasm build links %s", dep)
+		}
+	}
+}
