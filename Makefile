@@ -11,7 +11,12 @@ MEMOS_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/memos-mcp-edge
 MEMOS_BIN := $(MEMOS_CACHE)/memos-$(MEMOS_VERSION)
 export MEMOS_BIN
 
-.PHONY: help generate build dev test e2e size deploy memos clean
+# Fuzz targets as package:Target; `make fuzz` runs each for FUZZTIME.
+FUZZ_TARGETS := ./internal/mcp:FuzzServe ./internal/mcp:FuzzDecodeHeaderValue \
+	./internal/jsonrpc:FuzzTooDeep ./internal/jsonrpc:FuzzDecode
+FUZZTIME ?= 30s
+
+.PHONY: help generate build dev test fuzz size deploy memos clean
 
 help: ## list the targets
 	@awk -F ':.*## ' '/^[a-z-]+:.*## / { printf "  %-10s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -42,7 +47,14 @@ test: node_modules/.package-lock.json build memos ## run every test: unit, then 
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet . ./internal/...
 	$(GO) test ./...
+	$(MAKE) --no-print-directory fuzz FUZZTIME=3s
 	$(GO) test -tags e2e -count=1 -v ./test/e2e/
+
+fuzz: generate ## run every fuzz target for FUZZTIME each (default 30s); failures land in testdata/fuzz
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; echo "fuzz $$name for $(FUZZTIME)"; \
+		$(GO) test $$pkg -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) || exit 1; \
+	done
 
 size: node_modules/.package-lock.json build ## report the upload size from wrangler deploy --dry-run
 	$(WRANGLER) deploy --dry-run --outdir build/dry-run
