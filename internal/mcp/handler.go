@@ -8,6 +8,7 @@ import (
 	"log"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/jsonrpc"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
@@ -96,8 +97,8 @@ func (h *Handler) Serve(ctx context.Context, req *web.Request) *web.Response {
 	if refusal := h.checkBody(req, header); refusal != nil {
 		return refusal
 	}
-	if !gjson.ValidBytes(req.Body) {
-		return jsonResponse(400, header, jsonrpc.ErrorResponse(nil, &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "parse error: the body is not valid JSON"}))
+	if !utf8.Valid(req.Body) || !gjson.ValidBytes(req.Body) {
+		return jsonResponse(400, header, jsonrpc.ErrorResponse(nil, &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "parse error: the body is not valid JSON (UTF-8)"}))
 	}
 	body := gjson.ParseBytes(req.Body)
 	var r reply
