@@ -29,6 +29,13 @@ type WorkerOptions struct {
 	// build/ with the build step left out, so that a rebuild during a test
 	// cannot reload it.
 	RepoConfig bool
+	// Config is TOML appended to the generated configuration, e.g. a
+	// [[services]] binding. Not used with RepoConfig.
+	Config string
+	// Sidecars are configurations of further Workers that the same
+	// wrangler dev runs next to this one, reachable through service
+	// bindings (stand-ins for a tunnel or a Workers VPC service).
+	Sidecars []string
 }
 
 // Wrangler returns the command that runs the pinned wrangler with the pinned
@@ -52,12 +59,16 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 	}
 	config := filepath.Join(opts.Root, "wrangler.toml")
 	if !opts.RepoConfig {
-		if config, err = copyWorker(opts.Root, opts.Dir); err != nil {
+		if config, err = copyWorker(opts.Root, opts.Dir, opts.Config); err != nil {
 			return nil, err
 		}
 	}
 	node, args := Wrangler(opts.Root)
-	args = append(args, "dev", "--config", config, "--ip", "127.0.0.1", "--port", strconv.Itoa(port),
+	args = append(args, "dev", "--config", config)
+	for _, side := range opts.Sidecars {
+		args = append(args, "--config", side)
+	}
+	args = append(args, "--ip", "127.0.0.1", "--port", strconv.Itoa(port),
 		"--inspector-port", strconv.Itoa(inspector), "--persist-to", filepath.Join(opts.Dir, "wrangler-state"))
 	names := make([]string, 0, len(opts.Vars))
 	for k := range opts.Vars {
@@ -94,8 +105,8 @@ var (
 )
 
 // copyWorker copies build/ into dir and writes a wrangler configuration that
-// serves it: the repository's, without the build step.
-func copyWorker(root, dir string) (string, error) {
+// serves it: the repository's, without the build step, plus extra.
+func copyWorker(root, dir, extra string) (string, error) {
 	src, err := os.ReadFile(filepath.Join(root, "wrangler.toml"))
 	if err != nil {
 		return "", err
@@ -115,6 +126,7 @@ func copyWorker(root, dir string) (string, error) {
 	}
 	config := buildTable.ReplaceAll(src, []byte("$1"))
 	config = mainLine.ReplaceAll(config, []byte(`main = "build/worker.mjs"`))
+	config = append(config, "\n"+extra...)
 	path := filepath.Join(dir, "wrangler.toml")
 	return path, os.WriteFile(path, config, 0o644)
 }
