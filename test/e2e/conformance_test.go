@@ -16,8 +16,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/memos-mcp-edge/memos-mcp-edge/test/harness"
 )
 
 const (
@@ -29,37 +27,17 @@ const (
 	expectedFailures = "test/conformance/expected-failures.yaml"
 )
 
-// The suite's dns-rebinding-protection scenario checks what a server on a
-// developer's machine must do: refuse a foreign Host. A deployed Worker
-// answers to any host unless ALLOWED_HOSTS is set, so the suite runs against
-// a Worker configured as `make dev` runs it (test/devstack): loopback names only.
-const devAllowedHosts = "localhost,127.0.0.1,[::1]"
-
 // The conformance suite runs every server scenario that the 2026-07-28 and the
 // 2025-11-25 revisions require, at each revision's wire (stateless with _meta
 // and MCP-* headers; initialize handshake). Its exit status decides: 0 when
 // every failing check is listed in the expected-failures file and every listed
 // check still fails.
 func TestConformance(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	dir := t.TempDir()
-	local, err := harness.StartWorker(ctx, harness.WorkerOptions{
-		Root: root, Dir: dir,
-		Vars: map[string]string{"MEMOS_URL": memos.URL, "ALLOWED_HOSTS": devAllowedHosts},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		local.Stop()
-		if t.Failed() {
-			t.Logf("wrangler output of the conformance Worker:\n%s", local.Log())
-		}
-	})
+	// The shared Worker answers only to loopback host names, as `make dev`
+	// runs it, which the dns-rebinding-protection scenario checks.
 	for _, revision := range []string{"2026-07-28", "2025-11-25"} {
 		t.Run(revision, func(t *testing.T) {
-			runConformance(t, local.URL+"/mcp", revision)
+			runConformance(t, worker.URL+"/mcp", revision)
 		})
 	}
 }
