@@ -21,6 +21,10 @@ type Config struct {
 	MaxBodyBytes   int      // request body cap
 	MaxRespBytes   int      // upstream response body cap
 	Timeout        time.Duration
+	// Cloudflare Access service token sent with every upstream request, for
+	// an instance behind Access (Worker secrets). Both set or both empty.
+	AccessClientID     string
+	AccessClientSecret string
 }
 
 // Defaults for the optional settings.
@@ -35,9 +39,11 @@ const (
 // problem found; the Config is still usable for what was valid.
 func Load(getenv func(string) string, hasBinding func(string) bool) (Config, error) {
 	c := Config{
-		MemosService:   strings.TrimSpace(getenv("MEMOS_SERVICE")),
-		AllowedOrigins: list(getenv("ALLOWED_ORIGINS")),
-		AllowedHosts:   list(getenv("ALLOWED_HOSTS")),
+		MemosService:       strings.TrimSpace(getenv("MEMOS_SERVICE")),
+		AllowedOrigins:     list(getenv("ALLOWED_ORIGINS")),
+		AllowedHosts:       list(getenv("ALLOWED_HOSTS")),
+		AccessClientID:     strings.TrimSpace(getenv("CF_ACCESS_CLIENT_ID")),
+		AccessClientSecret: strings.TrimSpace(getenv("CF_ACCESS_CLIENT_SECRET")),
 	}
 	var errs []error
 	var err error
@@ -49,6 +55,11 @@ func Load(getenv func(string) string, hasBinding func(string) bool) (Config, err
 	}
 	if c.MemosURL == nil && c.MemosService == "" && err == nil {
 		errs = append(errs, errors.New("MEMOS_URL is not set: set it to your Memos instance's URL, e.g. https://memos.example.com"))
+	}
+	if (c.AccessClientID == "") != (c.AccessClientSecret == "") {
+		// Never quote the values: one of them is a secret.
+		errs = append(errs, errors.New("CF_ACCESS_CLIENT_ID and CF_ACCESS_CLIENT_SECRET must be set together (a Cloudflare Access service token's id and secret)"))
+		c.AccessClientID, c.AccessClientSecret = "", ""
 	}
 	if c.MaxBodyBytes, err = positive(getenv, "MAX_BODY_BYTES", DefaultMaxBodyBytes); err != nil {
 		errs = append(errs, err)

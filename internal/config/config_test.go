@@ -88,3 +88,42 @@ func TestLoadReportsEveryProblem(t *testing.T) {
 		t.Errorf("Timeout = %v, want the valid 500ms", c.Timeout)
 	}
 }
+
+func TestLoadAccessServiceToken(t *testing.T) {
+	const secret = "s3cr3t-value"
+	for _, tc := range []struct {
+		name           string
+		id, secret     string
+		wantID         string
+		wantSecret     string
+		wantErr        bool
+		wantErrMention string
+	}{
+		{name: "unset"},
+		{name: "both set", id: " abc.access ", secret: secret, wantID: "abc.access", wantSecret: secret},
+		{name: "id only", id: "abc.access", wantErr: true, wantErrMention: "must be set together"},
+		{name: "secret only", secret: secret, wantErr: true, wantErrMention: "must be set together"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Load(env(map[string]string{
+				"MEMOS_URL":               "https://m.example.com",
+				"CF_ACCESS_CLIENT_ID":     tc.id,
+				"CF_ACCESS_CLIENT_SECRET": tc.secret,
+			}), noBindings)
+			if tc.wantErr != (err != nil) {
+				t.Fatalf("error %v, want error: %v", err, tc.wantErr)
+			}
+			if err != nil {
+				if !strings.Contains(err.Error(), tc.wantErrMention) {
+					t.Errorf("error %q does not mention %q", err, tc.wantErrMention)
+				}
+				if strings.Contains(err.Error(), secret) {
+					t.Errorf("error %q quotes the secret", err)
+				}
+			}
+			if c.AccessClientID != tc.wantID || c.AccessClientSecret != tc.wantSecret {
+				t.Errorf("token = %q/%q, want %q/%q", c.AccessClientID, c.AccessClientSecret, tc.wantID, tc.wantSecret)
+			}
+		})
+	}
+}

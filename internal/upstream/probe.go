@@ -22,14 +22,15 @@ type Status struct {
 	Problem      string // what is wrong, for the operator; empty when healthy
 }
 
-// Probe reads the instance's public profile, without any token.
+// Probe reads the instance's public profile, without any token (but with
+// the Cloudflare Access service token, when one is configured).
 func (c *Client) Probe(ctx context.Context) Status {
 	ctx, cancel := context.WithTimeout(ctx, min(c.cfg.Timeout, probeTimeout))
 	defer cancel()
 	resp, err := c.doer.Do(ctx, &web.Request{
 		Method: "GET",
 		URL:    c.endpoint("/api/v1/instance/profile"),
-		Header: web.Header{"accept": "application/json"},
+		Header: c.header(""),
 	})
 	if err != nil {
 		log.Printf("health check: upstream: %v", err)

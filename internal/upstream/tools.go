@@ -5,47 +5,187 @@ package upstream
 
 import (
 	"context"
+	"log"
+	"sync"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/tidwall/gjson"
 )
 
 // Client serves the registry's tools, calling Memos through a web.Doer.
 type Client struct {
-	cfg  config.Config
-	doer web.Doer
+	cfg   config.Config
+	doer  web.Doer
+	base  string // MEMOS_URL, or a placeholder host behind a service binding
+	tools map[string]*tool
 }
 
 // New returns a Client for cfg, sending requests through doer.
-func New(cfg config.Config, doer web.Doer) *Client { return &Client{cfg: cfg, doer: doer} }
-
-// endpoint returns the absolute URL of an API path. Through a service
-// binding only the path matters, so a placeholder host stands in when
-// MEMOS_URL is unset.
-func (c *Client) endpoint(path string) string {
-	if c.cfg.MemosURL == nil {
-		return "https://memos.invalid" + path
+func New(cfg config.Config, doer web.Doer) *Client {
+	all := registry.All()
+	c := &Client{cfg: cfg, doer: doer, base: "https://memos.invalid", tools: make(map[string]*tool, len(all))}
+	if cfg.MemosURL != nil {
+		c.base = cfg.MemosURL.String()
 	}
-	return c.cfg.MemosURL.String() + path
+	for i := range all {
+		c.tools[all[i].Name] = &tool{def: &all[i]}
+	}
+	return c
+}
+
+// tool is a registry tool with what its calls need, prepared on first use.
+type tool struct {
+	def  *registry.Tool
+	once sync.Once
+	prep *prepared
+	err  error
+}
+
+// prepared is derived from a tool's definition once: the compiled input
+// schema, the route template's pieces, and the body fields updateMask
+// handling needs.
+type prepared struct {
+	schema   *jsonschema.Schema
+	segments []segment
+	hasMask  bool
+	fields   []string // body fields in snake_case, for updateMask checks
+	messages []string // body fields that are messages, in snake_case
+}
+
+func (t *tool) prepare() (*prepared, error) {
+	t.once.Do(func() {
+		p := &prepared{segments: parseTemplate(t.def.Path)}
+		if p.schema, t.err = compileSchema(t.def.Name, t.def.InputSchema); t.err != nil {
+			return
+		}
+		for _, param := range t.def.Params {
+			p.hasMask = p.hasMask || param.In == "query" && param.Name == maskParam
+		}
+		if p.hasMask {
+			p.fields, p.messages = bodyFields(t.def.InputSchema)
+		}
+		t.prep = p
+	})
+	return t.prep, t.err
+}
+
+// bodyFields lists the top-level fields of a tool's body schema, and those
+// of them that are messages (objects), both in snake_case.
+func bodyFields(schema string) (fields, messages []string) {
+	root := gjson.Parse(schema)
+	root.Get("properties.body.properties").ForEach(func(k, prop gjson.Result) bool {
+		name := snakeCase(k.Str)
+		fields = append(fields, name)
+		if isObjectSchema(root, prop) {
+			messages = append(messages, name)
+		}
+		return true
+	})
+	return fields, messages
+}
+
+// gjson paths of the $ref and $defs keywords ($ is escaped in gjson paths).
+const refKey, defsKey = `\$ref`, `\$defs`
+
+// isObjectSchema reports whether s (or what its local $ref points at) is an
+// object schema.
+func isObjectSchema(root, s gjson.Result) bool {
+	for range 8 {
+		ref := s.Get(refKey).Str
+		if ref == "" {
+			break
+		}
+		const local = "#/$defs/"
+		if len(ref) <= len(local) || ref[:len(local)] != local {
+			return false
+		}
+		s = root.Get(defsKey).Get(gjson.Escape(ref[len(local):]))
+	}
+	return s.Get("type").Str == "object" || s.Get("properties").IsObject()
 }
 
 // ListJSON returns the registry's prepared tools array.
 func (c *Client) ListJSON() []byte { return registry.ListJSON() }
 
-// Call runs the named tool. Execution against Memos is not wired yet: every
-// known tool answers with a tool error saying so.
+// Call runs the named tool: it validates the arguments, sends one request
+// to Memos with the caller's Authorization header, and returns the
+// CallToolResult as JSON. ok is false only when no tool has that name;
+// every other failure is a result with isError set.
 func (c *Client) Call(ctx context.Context, name string, args gjson.Result, authorization string) ([]byte, bool) {
-	if _, ok := registry.Lookup(name); !ok {
+	t, ok := c.tools[name]
+	if !ok {
 		return nil, false
 	}
-	return errorResult("tool execution is not available in this build yet"), true
+	req, err := c.request(t, args, authorization)
+	if err != nil {
+		return errorResult(err.Error()), true
+	}
+	return c.send(ctx, t.def, req), true
 }
 
-// errorResult is a CallToolResult that reports a failure to the model.
-func errorResult(msg string) []byte {
-	b := []byte(`{"content":[{"type":"text","text":`)
-	b = gjson.AppendJSONString(b, msg)
-	return append(b, `}],"isError":true}`...)
+// request validates the arguments and builds the upstream request.
+func (c *Client) request(t *tool, args gjson.Result, authorization string) (*web.Request, error) {
+	p, err := t.prepare()
+	if err != nil {
+		log.Printf("tool %s: input schema: %v", t.def.Name, err)
+		return nil, errInternal
+	}
+	a, err := decodeArguments(args)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.schema.Validate(a.values); err != nil {
+		return nil, argumentError(err, a.values)
+	}
+	path, err := buildPath(p.segments, a.values)
+	if err != nil {
+		return nil, err
+	}
+	if p.hasMask {
+		given, _ := a.values[maskParam].(string)
+		mask, send, err := updateMask(given, gjson.Parse(a.bodyRaw), p.fields, p.messages)
+		if err != nil {
+			return nil, err
+		}
+		delete(a.values, maskParam)
+		if send {
+			a.values[maskParam] = mask
+		}
+	}
+	query, err := buildQuery(t.def, a.values)
+	if err != nil {
+		return nil, err
+	}
+	req := &web.Request{Method: t.def.Method, URL: c.endpoint(path + query), Header: c.header(authorization)}
+	if t.def.HasBody {
+		req.Body = []byte(a.bodyRaw)
+		if len(req.Body) == 0 {
+			req.Body = []byte("{}")
+		}
+		req.Header["content-type"] = "application/json"
+	}
+	return req, nil
 }
+
+// header returns the headers of every upstream request: the caller's
+// Authorization, unchanged, and the Cloudflare Access service token when one
+// is configured. Nothing else of the caller's request is forwarded.
+func (c *Client) header(authorization string) web.Header {
+	h := web.Header{"accept": "application/json"}
+	if authorization != "" {
+		h["authorization"] = authorization
+	}
+	if c.cfg.AccessClientID != "" {
+		h["cf-access-client-id"] = c.cfg.AccessClientID
+		h["cf-access-client-secret"] = c.cfg.AccessClientSecret
+	}
+	return h
+}
+
+// endpoint returns the absolute URL of an API path. Through a service
+// binding only the path matters, so a placeholder host stands in when
+// MEMOS_URL is unset.
+func (c *Client) endpoint(path string) string { return c.base + path }

@@ -1,0 +1,265 @@
+package upstream
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
+	"github.com/tidwall/gjson"
+)
+
+// apiRoot is the part of every route template that resource names leave out.
+const apiRoot = "/api/v1/"
+
+// segment is one piece of a route template: literal text or a placeholder.
+type segment struct {
+	literal string
+	param   string // placeholder name; literal is empty then
+}
+
+// parseTemplate splits /api/v1/memos/{memo}/reactions/{reaction} into its
+// literal and placeholder pieces.
+func parseTemplate(path string) []segment {
+	var segs []segment
+	for path != "" {
+		open := strings.IndexByte(path, '{')
+		if open < 0 {
+			segs = append(segs, segment{literal: path})
+			break
+		}
+		end := strings.IndexByte(path[open:], '}')
+		if end < 0 {
+			segs = append(segs, segment{literal: path})
+			break
+		}
+		if open > 0 {
+			segs = append(segs, segment{literal: path[:open]})
+		}
+		segs = append(segs, segment{param: path[open+1 : open+end]})
+		path = path[open+end+1:]
+	}
+	return segs
+}
+
+// buildPath fills the route template with the path arguments. A resource
+// name is reduced to its id when its parents match the ones already filled
+// in (memos/abc → abc; memos/abc/reactions/7 under memo abc → 7). Whatever
+// is left must be a plain id: nothing a caller passes can add a segment,
+// climb out of the route or start a query.
+func buildPath(segs []segment, values map[string]any) (string, error) {
+	var raw, escaped strings.Builder // raw holds the unescaped path, for parent matching
+	for _, s := range segs {
+		if s.param == "" {
+			raw.WriteString(s.literal)
+			escaped.WriteString(s.literal)
+			continue
+		}
+		v, ok := values[s.param]
+		if !ok {
+			return "", fmt.Errorf("missing required argument %q", s.param)
+		}
+		str, ok := primitive(v)
+		if !ok {
+			return "", fmt.Errorf("argument %q must be a string", s.param)
+		}
+		parent := strings.TrimPrefix(raw.String(), apiRoot)
+		id, err := pathID(s.param, str, parent)
+		if err != nil {
+			return "", err
+		}
+		raw.WriteString(id)
+		escaped.WriteString(url.PathEscape(id))
+	}
+	return escaped.String(), nil
+}
+
+// pathID reduces value to the id that goes in the path after parent (the
+// resource name prefix, e.g. "memos/abc/reactions/") and checks it.
+func pathID(name, value, parent string) (string, error) {
+	id := value
+	if parent != "" && strings.HasPrefix(value, parent) {
+		id = value[len(parent):]
+	}
+	switch {
+	case id == "":
+		return "", fmt.Errorf("argument %q must not be empty", name)
+	case strings.ContainsRune(id, '/'):
+		return "", fmt.Errorf("argument %q must be an id or a resource name of the form %s<id>", name, parent)
+	case id == "." || id == "..":
+		return "", fmt.Errorf("argument %q must be an id, not %q", name, id)
+	}
+	for _, r := range id {
+		if !idRune(r) {
+			return "", fmt.Errorf("argument %q must not contain %s: ids are letters, digits, '-', '_', '.', '~' and '@'", name, strconv.QuoteRune(r))
+		}
+	}
+	return id, nil
+}
+
+// idRune reports whether r may appear in an id. Memos' ids are letters,
+// digits and dashes; refusing everything that has a meaning in a URL (%, ?,
+// #, :, ;, \, spaces, control characters) keeps the path's shape fixed even
+// behind proxies that decode twice.
+func idRune(r rune) bool {
+	if r < 0x80 {
+		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("-_.~@", r)
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// buildQuery writes the declared query parameters that are present, in the
+// registry's order, each value a primitive formatted as Memos parses it.
+func buildQuery(t *registry.Tool, values map[string]any) (string, error) {
+	var b strings.Builder
+	for _, p := range t.Params {
+		v, ok := values[p.Name]
+		if p.In != "query" || !ok {
+			continue
+		}
+		str, ok := primitive(v)
+		if !ok {
+			return "", fmt.Errorf("argument %q must be a string, number or boolean", p.Name)
+		}
+		if b.Len() == 0 {
+			b.WriteByte('?')
+		} else {
+			b.WriteByte('&')
+		}
+		b.WriteString(url.QueryEscape(p.Name))
+		b.WriteByte('=')
+		b.WriteString(url.QueryEscape(str))
+	}
+	return b.String(), nil
+}
+
+// primitive formats a string, boolean or number argument for a URL:
+// true, 7, and 2 for 2.0.
+func primitive(v any) (string, bool) {
+	switch v := v.(type) {
+	case string:
+		return v, true
+	case bool:
+		return strconv.FormatBool(v), true
+	case json.Number:
+		return formatNumber(string(v)), true
+	}
+	return "", false
+}
+
+func formatNumber(raw string) string {
+	digits := strings.TrimPrefix(raw, "-")
+	if digits != "" && strings.Trim(digits, "0123456789") == "" {
+		return raw
+	}
+	f, err := strconv.ParseFloat(raw, 64)
+	if err != nil {
+		return raw
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+// maskParam is the query parameter of Memos' partial updates.
+const maskParam = "updateMask"
+
+// updateMask decides the updateMask sent with a partial update. Field paths
+// are accepted in camelCase and sent in snake_case, as Memos matches them.
+// Memos infers a mask from the body's keys when none is sent, except for
+// message fields (location): their inferred paths name sub-fields Memos does
+// not recognise, and the change is silently dropped. So a message field
+// present in the body is always named in the mask, and when that makes a
+// mask necessary, it lists every key of the body.
+func updateMask(given string, body gjson.Result, fields, messages []string) (string, bool, error) {
+	var mask []string
+	add := func(path string) {
+		for _, m := range mask {
+			if m == path {
+				return
+			}
+		}
+		mask = append(mask, path)
+	}
+	for part := range strings.SplitSeq(given, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		path, err := maskPath(part, fields)
+		if err != nil {
+			return "", false, err
+		}
+		add(path)
+	}
+	var keys, needed []string
+	body.ForEach(func(k, _ gjson.Result) bool {
+		key := snakeCase(k.Str)
+		keys = append(keys, key)
+		for _, m := range messages {
+			if m == key {
+				needed = append(needed, key)
+			}
+		}
+		return true
+	})
+	switch {
+	case len(mask) > 0:
+		for _, n := range needed {
+			add(n)
+		}
+	case len(needed) > 0:
+		for _, k := range keys {
+			add(k)
+		}
+	default:
+		return "", false, nil
+	}
+	return strings.Join(mask, ","), true, nil
+}
+
+// maskPath checks one updateMask entry and returns it in snake_case.
+func maskPath(part string, fields []string) (string, error) {
+	for i, r := range part {
+		ok := 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || i > 0 && ('0' <= r && r <= '9' || r == '_' || r == '.')
+		if !ok {
+			return "", fmt.Errorf("updateMask entry %q is not a field name: list field names separated by commas, e.g. content,visibility", part)
+		}
+	}
+	path := snakeCase(part)
+	if len(fields) == 0 {
+		return path, nil
+	}
+	top, _, _ := strings.Cut(path, ".")
+	for _, f := range fields {
+		if f == top {
+			return path, nil
+		}
+	}
+	return "", fmt.Errorf("updateMask field %q cannot be updated: use fields of body (%s)", part, strings.Join(fields, ", "))
+}
+
+// snakeCase turns a camelCase field name into the snake_case of its proto
+// field (updateTime → update_time); snake_case is left as it is.
+func snakeCase(s string) string {
+	var b []byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			if b == nil {
+				b = append(make([]byte, 0, len(s)+4), s[:i]...)
+			}
+			if i > 0 && (s[i-1] >= 'a' && s[i-1] <= 'z' || s[i-1] >= '0' && s[i-1] <= '9') {
+				b = append(b, '_')
+			}
+			b = append(b, c+'a'-'A')
+		} else if b != nil {
+			b = append(b, c)
+		}
+	}
+	if b == nil {
+		return s
+	}
+	return string(b)
+}

@@ -1,0 +1,306 @@
+package upstream
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
+	"github.com/tidwall/gjson"
+)
+
+// errInternal is what a caller sees of a fault of the gateway itself; the
+// details go to the log.
+var errInternal = errors.New("the gateway could not run this tool (see the Worker's logs)")
+
+// send runs req against Memos and turns the outcome into a CallToolResult.
+func (c *Client) send(ctx context.Context, t *registry.Tool, req *web.Request) []byte {
+	callCtx := ctx
+	if c.cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		callCtx, cancel = context.WithTimeout(ctx, c.cfg.Timeout)
+		defer cancel()
+	}
+	resp, err := c.doer.Do(callCtx, req)
+	if err != nil {
+		// The error may quote the URL, whose path carries argument values:
+		// the log gets the route template instead.
+		detail := strings.ReplaceAll(err.Error(), req.URL, c.endpoint(t.Path))
+		log.Printf("tool %s: %s %s: %s", t.Name, t.Method, t.Path, detail)
+		return errorResult(c.failure(ctx, callCtx, err))
+	}
+	if resp.Status < 200 || resp.Status > 299 {
+		msg, detail := c.refusal(resp)
+		log.Printf("tool %s: %s %s: HTTP %d: %s", t.Name, t.Method, t.Path, resp.Status, detail)
+		return errorResult(msg)
+	}
+	obj, ok := normalize(resp.Body)
+	if !ok {
+		msg, detail := c.notJSON(resp)
+		log.Printf("tool %s: %s %s: HTTP %d: %s", t.Name, t.Method, t.Path, resp.Status, detail)
+		return errorResult(msg)
+	}
+	return successResult(obj)
+}
+
+// failure explains an upstream request that got no answer.
+func (c *Client) failure(ctx, callCtx context.Context, err error) string {
+	switch {
+	case errors.Is(err, web.ErrResponseTooLarge):
+		return "the Memos answer is larger than MAX_RESPONSE_BYTES (" + strconv.Itoa(c.cfg.MaxRespBytes) +
+			" bytes): ask for less, e.g. with a smaller pageSize or a filter"
+	case errors.Is(ctx.Err(), context.Canceled):
+		return "the call was cancelled before Memos answered"
+	case errors.Is(err, context.DeadlineExceeded) || callCtx.Err() != nil || strings.Contains(err.Error(), "TimeoutError"):
+		return "Memos did not answer within " + c.cfg.Timeout.Round(time.Millisecond).String() +
+			" (UPSTREAM_TIMEOUT_MS): the instance is slow or unreachable"
+	}
+	return "the Memos instance cannot be reached: check that it is up and that MEMOS_URL (or MEMOS_SERVICE) points at it"
+}
+
+// refusal explains a non-2xx answer: "<code> <reason>: <message>" when
+// Memos sent its JSON error, else what the answer says about the setup.
+// detail is for the log.
+func (c *Client) refusal(resp *web.Response) (msg, detail string) {
+	head := statusLine(resp.Status)
+	if resp.Status >= 300 && resp.Status <= 399 {
+		loc := resp.Header.Get("location")
+		if isAccessLogin(loc) {
+			return c.accessProblem(head), "redirect to a Cloudflare Access login"
+		}
+		return head + ": the instance's address answered with a redirect, which is not followed (it would take your token elsewhere): set MEMOS_URL to the instance's final address",
+			"redirect to " + loc
+	}
+	body := bytes.TrimSpace(resp.Body)
+	if gjson.ValidBytes(body) && len(body) > 0 {
+		r := gjson.ParseBytes(body)
+		text := r.Get("message").Str
+		if text == "" {
+			text = r.Get("error").Str
+		}
+		if text == "" {
+			return head, "JSON error without a message"
+		}
+		return head + ": " + clip(text), "Memos error"
+	}
+	return c.notJSON(resp)
+}
+
+// notJSON explains an answer that is not Memos' JSON: a Cloudflare Access
+// page, a tunnel or proxy error page, or a web server that is not Memos.
+func (c *Client) notJSON(resp *web.Response) (msg, detail string) {
+	head := statusLine(resp.Status)
+	ctype := resp.Header.Get("content-type")
+	detail = "answer is not JSON (content-type " + strconv.Quote(ctype) + ", " + strconv.Itoa(len(resp.Body)) + " bytes)"
+	html := strings.Contains(ctype, "html") || bytes.HasPrefix(bytes.TrimSpace(resp.Body), []byte("<"))
+	switch {
+	case resp.Status == 401 || resp.Status == 403:
+		if resp.Header.Get("cf-access-domain") != "" || c.cfg.AccessClientID != "" || html {
+			return c.accessProblem(head), detail
+		}
+	case resp.Status == 530:
+		return head + " from Cloudflare: the origin behind it cannot be reached (a stopped or disconnected Cloudflare Tunnel answers this way): check that cloudflared is running", detail
+	case resp.Status >= 500:
+		return head + " from the proxy or tunnel in front of Memos, not from Memos: check that Memos and its Cloudflare Tunnel (cloudflared) are running and that MEMOS_URL is right", detail
+	case html:
+		return head + ": the upstream answered with an HTML page instead of Memos' API: check that MEMOS_URL is the base URL of the Memos instance (without /api/v1) and, if Cloudflare Access protects it, set CF_ACCESS_CLIENT_ID and CF_ACCESS_CLIENT_SECRET", detail
+	}
+	return head + ": the upstream answered with something other than Memos' JSON: check that MEMOS_URL points at the Memos instance", detail
+}
+
+// accessProblem explains an answer of Cloudflare Access instead of Memos.
+func (c *Client) accessProblem(head string) string {
+	if c.cfg.AccessClientID != "" {
+		return head + " from Cloudflare Access: the configured service token (CF_ACCESS_CLIENT_ID, CF_ACCESS_CLIENT_SECRET) was not accepted: check that the Access application has a Service Auth policy that includes it"
+	}
+	return head + " from Cloudflare Access, not from Memos: create a service token, allow it with a Service Auth policy, and set the Worker secrets CF_ACCESS_CLIENT_ID and CF_ACCESS_CLIENT_SECRET"
+}
+
+// isAccessLogin reports whether a redirect goes to a Cloudflare Access login.
+func isAccessLogin(location string) bool {
+	return strings.Contains(location, ".cloudflareaccess.com") || strings.Contains(location, "/cdn-cgi/access/")
+}
+
+// clip shortens an upstream message to a sane length for a tool result.
+func clip(s string) string {
+	const max = 500
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && s[cut]&0xC0 == 0x80 { // do not split a UTF-8 sequence
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// statusLine is "404 Not Found", or just the code for one without a name.
+func statusLine(code int) string {
+	if reason := statusText[code]; reason != "" {
+		return strconv.Itoa(code) + " " + reason
+	}
+	return strconv.Itoa(code)
+}
+
+// statusText names the statuses Memos and the proxies in front of it answer
+// with (net/http stays out of the wasm, and with it http.StatusText).
+var statusText = map[int]string{
+	200: "OK", 201: "Created", 202: "Accepted", 204: "No Content",
+	300: "Multiple Choices", 301: "Moved Permanently", 302: "Found", 303: "See Other",
+	304: "Not Modified", 307: "Temporary Redirect", 308: "Permanent Redirect",
+	400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
+	405: "Method Not Allowed", 406: "Not Acceptable", 408: "Request Timeout", 409: "Conflict",
+	410: "Gone", 412: "Precondition Failed", 413: "Content Too Large", 415: "Unsupported Media Type",
+	422: "Unprocessable Content", 429: "Too Many Requests", 499: "Client Closed Request",
+	500: "Internal Server Error", 501: "Not Implemented", 502: "Bad Gateway",
+	503: "Service Unavailable", 504: "Gateway Timeout",
+	520: "Web Server Returned an Unknown Error", 521: "Web Server Is Down", 522: "Connection Timed Out",
+	523: "Origin Is Unreachable", 524: "A Timeout Occurred", 525: "SSL Handshake Failed",
+	526: "Invalid SSL Certificate",
+}
+
+// normalize turns a successful answer into the result object: an object as
+// it is, nothing as {"ok":true}, an array or scalar under "result". Members
+// whose value is null are dropped at every depth: the output schemas allow
+// null nowhere, and Memos v0.30.0 sends "motionMedia": null on attachments.
+// ok is false when the body is not JSON.
+func normalize(body []byte) (obj []byte, ok bool) {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 || string(body) == "null" {
+		return []byte(`{"ok":true}`), true
+	}
+	if !gjson.ValidBytes(body) {
+		return nil, false
+	}
+	out := make([]byte, 0, len(body)+12)
+	if body[0] == '{' {
+		out, _ = compact(out, body, 0)
+		return out, true
+	}
+	out = append(out, `{"result":`...)
+	out, _ = compact(out, body, 0)
+	return append(out, '}'), true
+}
+
+// compact appends the valid JSON value at src[i:] without insignificant
+// space and without null-valued object members, and returns the index after
+// the value. One pass, no allocation besides dst.
+func compact(dst, src []byte, i int) ([]byte, int) {
+	i = skipSpace(src, i)
+	switch src[i] {
+	case '{':
+		dst = append(dst, '{')
+		first := true
+		for i++; ; {
+			i = skipSpace(src, i)
+			switch src[i] {
+			case '}':
+				return append(dst, '}'), i + 1
+			case ',':
+				i = skipSpace(src, i+1)
+			}
+			keyEnd := stringEnd(src, i)
+			key := src[i:keyEnd]
+			i = skipSpace(src, skipSpace(src, keyEnd)+1) // past the colon
+			if src[i] == 'n' {
+				i += len("null")
+				continue
+			}
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst = append(dst, key...)
+			dst = append(dst, ':')
+			dst, i = compact(dst, src, i)
+		}
+	case '[':
+		dst = append(dst, '[')
+		first := true
+		for i++; ; {
+			i = skipSpace(src, i)
+			switch src[i] {
+			case ']':
+				return append(dst, ']'), i + 1
+			case ',':
+				i++
+			}
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst, i = compact(dst, src, i)
+		}
+	case '"':
+		end := stringEnd(src, i)
+		return append(dst, src[i:end]...), end
+	}
+	end := i
+	for end < len(src) && !isDelimiter(src[end]) {
+		end++
+	}
+	return append(dst, src[i:end]...), end
+}
+
+func skipSpace(src []byte, i int) int {
+	for i < len(src) && (src[i] == ' ' || src[i] == '\n' || src[i] == '\r' || src[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the index after the JSON string that starts at src[i].
+func stringEnd(src []byte, i int) int {
+	for i++; i < len(src); i++ {
+		switch src[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(src)
+}
+
+func isDelimiter(c byte) bool {
+	return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' || c == '\t'
+}
+
+// successResult is a CallToolResult carrying obj as structured content and,
+// for clients that read only text, as a text block.
+func successResult(obj []byte) []byte {
+	b := make([]byte, 0, 2*len(obj)+64)
+	b = append(b, `{"content":[{"type":"text","text":"`...)
+	b = appendQuoted(b, obj)
+	b = append(b, `"}],"structuredContent":`...)
+	b = append(b, obj...)
+	return append(b, '}')
+}
+
+// appendQuoted appends compact JSON as the contents of a JSON string. Such
+// JSON holds no raw control characters (its strings escape them), so only
+// quotes and backslashes need escaping.
+func appendQuoted(dst, compactJSON []byte) []byte {
+	for len(compactJSON) > 0 {
+		n := bytes.IndexAny(compactJSON, `"\`)
+		if n < 0 {
+			return append(dst, compactJSON...)
+		}
+		dst = append(dst, compactJSON[:n]...)
+		dst = append(dst, '\\', compactJSON[n])
+		compactJSON = compactJSON[n+1:]
+	}
+	return dst
+}
+
+// errorResult is a CallToolResult that reports a failure to the model.
+func errorResult(msg string) []byte {
+	b := []byte(`{"content":[{"type":"text","text":`)
+	b = gjson.AppendJSONString(b, msg)
+	return append(b, `}],"isError":true}`...)
+}

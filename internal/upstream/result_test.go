@@ -1,0 +1,350 @@
+package upstream
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/tidwall/gjson"
+)
+
+func TestNormalize(t *testing.T) {
+	for _, tc := range []struct {
+		name, body, want string
+	}{
+		{"object as is", `{"name":"memos/a","pinned":false}`, `{"name":"memos/a","pinned":false}`},
+		{"space removed", "{ \"a\" : [ 1 , \"x y\" ] ,\n \"b\": {} }", `{"a":[1,"x y"],"b":{}}`},
+		{"empty", ``, `{"ok":true}`},
+		{"whitespace", " \n", `{"ok":true}`},
+		{"null", `null`, `{"ok":true}`},
+		{"empty object stays", `{}`, `{}`},
+		{"array", `[{"a":1},{"b":null}]`, `{"result":[{"a":1},{}]}`},
+		{"string", `"hi"`, `{"result":"hi"}`},
+		{"number", `42`, `{"result":42}`},
+		{"boolean", `true`, `{"result":true}`},
+		{"null member dropped", `{"admin":null,"version":"dev"}`, `{"version":"dev"}`},
+		{"only member null", `{"a":null}`, `{}`},
+		{"nulls dropped at every depth", `{"memos":[{"attachments":[{"name":"attachments/x","motionMedia":null,"memo":"memos/a"}],"location":null}],"nextPageToken":""}`,
+			`{"memos":[{"attachments":[{"name":"attachments/x","memo":"memos/a"}]}],"nextPageToken":""}`},
+		{"null array items kept", `{"a":[null,1]}`, `{"a":[null,1]}`},
+		{"escapes kept", `{"content":"a\"b\\n\u00e9 <x>","k\"ey":1}`, `{"content":"a\"b\\n\u00e9 <x>","k\"ey":1}`},
+		{"string that says null", `{"a":"null"}`, `{"a":"null"}`},
+		{"key that says null", `{"null":1,"b":null}`, `{"null":1}`},
+		{"escaped quote before null", `{"a\"":null,"b":"\\","c":null}`, `{"b":"\\"}`},
+		{"numbers kept as written", `{"a":-1.50e+3,"b":0}`, `{"a":-1.50e+3,"b":0}`},
+		{"deep", `{"a":{"b":{"c":[{"d":null,"e":[[{"f":null}]]}]}}}`, `{"a":{"b":{"c":[{"e":[[{}]]}]}}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := normalize([]byte(tc.body))
+			if !ok || string(got) != tc.want {
+				t.Errorf("normalize(%s) = %s, %v; want %s", tc.body, got, ok, tc.want)
+			}
+			res := successResult(got)
+			if !gjson.ValidBytes(res) {
+				t.Fatalf("result is not JSON: %s", res)
+			}
+			r := gjson.ParseBytes(res)
+			if text := r.Get("content.0.text").String(); text != string(got) {
+				t.Errorf("text %s, want %s", text, got)
+			}
+			if sc := r.Get("structuredContent").Raw; sc != string(got) {
+				t.Errorf("structuredContent %s, want %s", sc, got)
+			}
+		})
+	}
+	for _, bad := range []string{`<html>`, `{"a":1`, "{\"a\":\"x\ny\"}", `{"a":1}{"b":2}`, `nul`} {
+		if _, ok := normalize([]byte(bad)); ok {
+			t.Errorf("%q accepted as JSON", bad)
+		}
+	}
+}
+
+// The success result carries the same JSON as structured content and as
+// text.
+func TestSuccessResult(t *testing.T) {
+	doer := &fakeDoer{resp: &web.Response{Status: 200, Header: web.Header{"content-type": "application/json"},
+		Body: []byte(`{"name": "memos/a", "content": "<b>\"hi\"</b> & more", "location": null}`)}}
+	res, _ := New(testConfig(), doer).Call(t.Context(), "memo_get_memo", gjson.Parse(`{"memo":"a"}`), "")
+	r := gjson.ParseBytes(res)
+	want := `{"name":"memos/a","content":"<b>\"hi\"</b> & more"}`
+	if got := r.Get("structuredContent").Raw; got != want {
+		t.Errorf("structuredContent %s, want %s", got, want)
+	}
+	if got := r.Get("content.0.text").String(); got != want {
+		t.Errorf("text %s, want %s", got, want)
+	}
+	if r.Get("content.0.type").String() != "text" || r.Get("isError").Exists() {
+		t.Errorf("result %s", res)
+	}
+}
+
+// Stripped answers of Memos v0.30.0 validate against the tools' output
+// schemas, which allow null nowhere.
+func TestOutputSchemas(t *testing.T) {
+	for _, def := range registry.All() {
+		if strings.Contains(def.OutputSchema, `"null"`) || strings.Contains(def.OutputSchema, `"nullable"`) {
+			t.Errorf("%s: output schema allows null: the null-dropping rule needs revisiting", def.Name)
+		}
+	}
+	attachment := `{"name":"attachments/x","createTime":"2026-11-29T11:12:57Z","filename":"a.txt","content":"","externalLink":"","type":"text/plain","size":"5","memo":"memos/a","motionMedia":null}`
+	memo := `{"name":"memos/a","state":"NORMAL","creator":"users/admin","createTime":"2026-11-29T11:12:57Z","updateTime":"2026-11-29T11:12:57Z","content":"hi","visibility":"PRIVATE","tags":[],"pinned":false,` +
+		`"attachments":[` + attachment + `],"relations":[],"reactions":[],"property":{"hasLink":false,"hasTaskList":false,"hasCode":false,"hasIncompleteTasks":false,"title":""},"snippet":"hi"}`
+	for _, tc := range []struct {
+		tool, body string
+		nullFails  bool // the unstripped answer fails the schema
+	}{
+		{"attachment_get_attachment", attachment, true},
+		{"attachment_create_attachment", attachment, true},
+		{"attachment_list_attachments", `{"attachments":[` + attachment + `],"nextPageToken":""}`, true},
+		{"memo_list_memo_attachments", `{"attachments":[` + attachment + `],"nextPageToken":""}`, true},
+		{"memo_get_memo", memo, true},
+		{"memo_update_memo", memo, true},
+		{"memo_list_memos", `{"memos":[` + memo + `],"nextPageToken":"CAEQAQ=="}`, false},
+		{"memo_list_memo_comments", `{"memos":[` + memo + `],"nextPageToken":"","totalSize":1}`, false},
+		{"memo_delete_memo", `{}`, false},
+		{"memo_set_memo_relations", ``, false},
+		{"auth_get_current_user", `{"user":{"name":"users/admin","role":"ADMIN","username":"admin","email":"","displayName":"","avatarUrl":"","description":"","password":"","state":"NORMAL","createTime":"2026-11-29T11:12:57Z","updateTime":"2026-11-29T11:12:57Z"}}`, false},
+	} {
+		t.Run(tc.tool, func(t *testing.T) {
+			def, _ := registry.Lookup(tc.tool)
+			sch, err := compileSchema(def.Name+"-output", def.OutputSchema)
+			if err != nil {
+				t.Fatal(err)
+			}
+			obj, ok := normalize([]byte(tc.body))
+			if !ok {
+				t.Fatal("not JSON")
+			}
+			v, err := decodeValue(gjson.ParseBytes(obj), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sch.Validate(v); err != nil {
+				t.Errorf("%s does not match the output schema: %v", obj, err)
+			}
+			// The same answer before stripping fails where the schema
+			// reaches the null: the rule is needed, not merely harmless.
+			if tc.nullFails {
+				raw, _ := decodeJSONKeepingNulls(tc.body)
+				if sch.Validate(raw) == nil {
+					t.Errorf("unstripped answer passes too; the test no longer shows why nulls are dropped")
+				}
+			}
+		})
+	}
+}
+
+func decodeJSONKeepingNulls(s string) (any, error) {
+	return jsonschema.UnmarshalJSON(strings.NewReader(s))
+}
+
+// Every way an upstream call can fail gives one clear message, and none of
+// them quotes the token, the Access secret or the instance's address.
+func TestUpstreamFailures(t *testing.T) {
+	html := web.Header{"content-type": "text/html; charset=utf-8"}
+	page := []byte("<!DOCTYPE html><html><body>Sign in</body></html>")
+	for _, tc := range []struct {
+		name   string
+		access bool // a Cloudflare Access service token is configured
+		resp   *web.Response
+		err    error
+		want   string // prefix of the message
+	}{
+		{name: "not found", resp: &web.Response{Status: 404, Header: web.Header{"content-type": "application/json"}, Body: []byte(`{"code":5,"message":"memo not found","details":[]}`)},
+			want: "404 Not Found: memo not found"},
+		{name: "unauthorized, JSON sent as text/plain", resp: &web.Response{Status: 401, Header: web.Header{"content-type": "text/plain"}, Body: []byte(`{"code": 16, "message": "authentication required"}`)},
+			want: "401 Unauthorized: authentication required"},
+		{name: "permission denied", resp: &web.Response{Status: 403, Body: []byte(`{"code":7,"message":"permission denied","details":[]}`)},
+			want: "403 Forbidden: permission denied"},
+		{name: "error key", resp: &web.Response{Status: 400, Body: []byte(`{"error":"bad filter"}`)}, want: "400 Bad Request: bad filter"},
+		{name: "no message", resp: &web.Response{Status: 500, Body: []byte(`{"code":13}`)}, want: "500 Internal Server Error"},
+		{name: "unnamed status", resp: &web.Response{Status: 418, Body: []byte(`{"message":"teapot"}`)}, want: "418: teapot"},
+		{name: "long message clipped", resp: &web.Response{Status: 400, Body: []byte(`{"message":"` + strings.Repeat("é", 400) + `"}`)},
+			want: "400 Bad Request: " + strings.Repeat("é", 250) + "…"},
+		{name: "redirect to an Access login", resp: &web.Response{Status: 302, Header: web.Header{"location": "https://team.cloudflareaccess.com/cdn-cgi/access/login/memos.example.com?redirect_url=%2F"}},
+			want: "302 Found from Cloudflare Access, not from Memos: create a service token, allow it with a Service Auth policy, and set the Worker secrets CF_ACCESS_CLIENT_ID and CF_ACCESS_CLIENT_SECRET"},
+		{name: "redirect to an Access login with a token configured", access: true, resp: &web.Response{Status: 302, Header: web.Header{"location": "https://team.cloudflareaccess.com/cdn-cgi/access/login/x"}},
+			want: "302 Found from Cloudflare Access: the configured service token (CF_ACCESS_CLIENT_ID, CF_ACCESS_CLIENT_SECRET) was not accepted"},
+		{name: "redirect elsewhere", resp: &web.Response{Status: 301, Header: web.Header{"location": "https://elsewhere.example.net/api/v1/memos/a"}},
+			want: "301 Moved Permanently: the instance's address answered with a redirect, which is not followed (it would take your token elsewhere): set MEMOS_URL to the instance's final address"},
+		{name: "Access forbidden page", resp: &web.Response{Status: 403, Header: html, Body: page},
+			want: "403 Forbidden from Cloudflare Access, not from Memos: create a service token"},
+		{name: "Access forbidden page with a token configured", access: true, resp: &web.Response{Status: 403, Header: html, Body: page},
+			want: "403 Forbidden from Cloudflare Access: the configured service token"},
+		{name: "unauthorized page", resp: &web.Response{Status: 401, Header: web.Header{"content-type": "text/html"}, Body: page},
+			want: "401 Unauthorized from Cloudflare Access, not from Memos"},
+		{name: "tunnel error page", resp: &web.Response{Status: 502, Header: html, Body: page},
+			want: "502 Bad Gateway from the proxy or tunnel in front of Memos, not from Memos: check that Memos and its Cloudflare Tunnel (cloudflared) are running"},
+		{name: "origin down", resp: &web.Response{Status: 521, Header: html, Body: page}, want: "521 Web Server Is Down from the proxy or tunnel in front of Memos"},
+		{name: "tunnel gone", resp: &web.Response{Status: 530, Header: html, Body: page},
+			want: "530 from Cloudflare: the origin behind it cannot be reached (a stopped or disconnected Cloudflare Tunnel answers this way): check that cloudflared is running"},
+		{name: "login page with 200", resp: &web.Response{Status: 200, Header: html, Body: page},
+			want: "200 OK: the upstream answered with an HTML page instead of Memos' API: check that MEMOS_URL is the base URL of the Memos instance (without /api/v1) and, if Cloudflare Access protects it, set CF_ACCESS_CLIENT_ID and CF_ACCESS_CLIENT_SECRET"},
+		{name: "HTML without a content type", resp: &web.Response{Status: 404, Body: []byte("  <html>not here</html>")},
+			want: "404 Not Found: the upstream answered with an HTML page instead of Memos' API"},
+		{name: "plain text", resp: &web.Response{Status: 200, Header: web.Header{"content-type": "text/plain"}, Body: []byte("Service ready.")},
+			want: "200 OK: the upstream answered with something other than Memos' JSON: check that MEMOS_URL points at the Memos instance"},
+		{name: "truncated JSON", resp: &web.Response{Status: 200, Header: web.Header{"content-type": "application/json"}, Body: []byte(`{"name":"memos/a"`)},
+			want: "200 OK: the upstream answered with something other than Memos' JSON"},
+		{name: "too large", err: web.ErrResponseTooLarge,
+			want: "the Memos answer is larger than MAX_RESPONSE_BYTES (1048576 bytes): ask for less, e.g. with a smaller pageSize or a filter"},
+		{name: "wrapped too large", err: fmt.Errorf("read: %w", web.ErrResponseTooLarge), want: "the Memos answer is larger than MAX_RESPONSE_BYTES"},
+		{name: "unreachable", err: errors.New(`Get "https://memos.example.com/api/v1/memos/secret-id": dial tcp: connection refused`),
+			want: "the Memos instance cannot be reached: check that it is up and that MEMOS_URL (or MEMOS_SERVICE) points at it"},
+		{name: "runtime timeout", err: errors.New("fetch: TimeoutError: The operation was aborted due to timeout"),
+			want: "Memos did not answer within 5s (UPSTREAM_TIMEOUT_MS): the instance is slow or unreachable"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			log.SetOutput(&logs)
+			defer log.SetOutput(log.Writer())
+			cfg := testConfig()
+			if tc.access {
+				cfg.AccessClientID, cfg.AccessClientSecret = "id.access", "access-secret-value"
+			}
+			doer := &fakeDoer{resp: tc.resp, err: tc.err}
+			res, _ := New(cfg, doer).Call(t.Context(), "memo_get_memo", gjson.Parse(`{"memo":"secret-id"}`), "Bearer token-value")
+			r := gjson.ParseBytes(res)
+			text := r.Get("content.0.text").String()
+			if !r.Get("isError").Bool() || r.Get("structuredContent").Exists() {
+				t.Errorf("not an error result: %s", res)
+			}
+			if !strings.HasPrefix(text, tc.want) {
+				t.Errorf("got  %q\nwant %q…", text, tc.want)
+			}
+			for _, secret := range []string{"token-value", "access-secret-value", "memos.example.com", "elsewhere.example.net", "cloudflareaccess.com"} {
+				if strings.Contains(text, secret) {
+					t.Errorf("message quotes %q: %s", secret, text)
+				}
+			}
+			for _, secret := range []string{"token-value", "access-secret-value", "secret-id"} {
+				if strings.Contains(logs.String(), secret) {
+					t.Errorf("log quotes %q: %s", secret, logs.String())
+				}
+			}
+			if logs.Len() == 0 {
+				t.Error("failure not logged")
+			}
+		})
+	}
+}
+
+func TestTimeoutAndCancel(t *testing.T) {
+	block := func(ctx context.Context, _ *web.Request) (*web.Response, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	log.SetOutput(&bytes.Buffer{})
+	defer log.SetOutput(log.Writer())
+
+	cfg := testConfig()
+	cfg.Timeout = 20 * time.Millisecond
+	c := New(cfg, &fakeDoer{answer: block})
+	text, isError := call(t, c, "memo_get_memo", `{"memo":"a"}`)
+	if want := "Memos did not answer within 20ms (UPSTREAM_TIMEOUT_MS)"; !isError || !strings.HasPrefix(text, want) {
+		t.Errorf("timeout: got %q, want %q…", text, want)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	c = New(testConfig(), &fakeDoer{answer: func(ctx context.Context, req *web.Request) (*web.Response, error) {
+		cancel()
+		return block(ctx, req)
+	}})
+	res, _ := c.Call(ctx, "memo_get_memo", gjson.Parse(`{"memo":"a"}`), "")
+	if got := gjson.GetBytes(res, "content.0.text").String(); got != "the call was cancelled before Memos answered" {
+		t.Errorf("cancel: got %q", got)
+	}
+}
+
+// A deadline the caller's context already carries bounds the call too.
+func TestRequestContextHasDeadline(t *testing.T) {
+	var got time.Duration
+	c := New(testConfig(), &fakeDoer{answer: func(ctx context.Context, _ *web.Request) (*web.Response, error) {
+		d, ok := ctx.Deadline()
+		if ok {
+			got = time.Until(d)
+		}
+		return &web.Response{Status: 200, Body: []byte(`{}`)}, nil
+	}})
+	call(t, c, "memo_get_memo", `{"memo":"a"}`)
+	if got <= 0 || got > 5*time.Second {
+		t.Errorf("upstream deadline in %v, want within the configured 5s", got)
+	}
+}
+
+// referenceCompact is the obvious, slower form of compact, built on gjson,
+// for the fuzz test to compare with.
+func referenceCompact(dst []byte, r gjson.Result) []byte {
+	switch {
+	case r.IsObject():
+		dst = append(dst, '{')
+		n := 0
+		r.ForEach(func(k, v gjson.Result) bool {
+			if v.Type != gjson.Null {
+				if n > 0 {
+					dst = append(dst, ',')
+				}
+				n++
+				dst = append(append(dst, k.Raw...), ':')
+				dst = referenceCompact(dst, v)
+			}
+			return true
+		})
+		return append(dst, '}')
+	case r.IsArray():
+		dst = append(dst, '[')
+		n := 0
+		r.ForEach(func(_, v gjson.Result) bool {
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			n++
+			dst = referenceCompact(dst, v)
+			return true
+		})
+		return append(dst, ']')
+	}
+	return append(dst, r.Raw...)
+}
+
+func FuzzNormalize(f *testing.F) {
+	for _, seed := range []string{
+		`{"a":null}`, `[1, null, {"b" : null, "c":"\"}"}]`, `"x"`, `-1.5e3`, `{ }`, ` [ ] `,
+		`{"memos":[{"attachments":[{"motionMedia":null,"name":"attachments/x"}]}]}`, `{"k\\":null,"l":{"m":[null]}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		got, ok := normalize(body)
+		if !ok {
+			return
+		}
+		if !gjson.ValidBytes(got) {
+			t.Fatalf("normalize(%q) = %q, not JSON", body, got)
+		}
+		trimmed := bytes.TrimSpace(body)
+		if len(trimmed) == 0 || string(trimmed) == "null" {
+			return
+		}
+		var want []byte
+		if r := gjson.ParseBytes(trimmed); r.IsObject() {
+			want = referenceCompact(nil, r)
+		} else {
+			want = append(referenceCompact([]byte(`{"result":`), r), '}')
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("normalize(%q) = %q, want %q", body, got, want)
+		}
+		if text := gjson.GetBytes(successResult(got), "content.0.text").String(); text != string(got) {
+			t.Fatalf("text %q, want %q", text, got)
+		}
+	})
+}

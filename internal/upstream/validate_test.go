@@ -1,0 +1,219 @@
+package upstream
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
+	"github.com/tidwall/gjson"
+)
+
+// fakeDoer records the requests it gets and answers with resp, err, or what
+// answer returns.
+type fakeDoer struct {
+	mu     sync.Mutex
+	reqs   []*web.Request
+	resp   *web.Response
+	err    error
+	answer func(ctx context.Context, req *web.Request) (*web.Response, error)
+}
+
+func (f *fakeDoer) Do(ctx context.Context, req *web.Request) (*web.Response, error) {
+	f.mu.Lock()
+	f.reqs = append(f.reqs, req)
+	f.mu.Unlock()
+	if f.answer != nil {
+		return f.answer(ctx, req)
+	}
+	if f.err != nil {
+		return nil, f.err
+	}
+	if f.resp != nil {
+		return f.resp, nil
+	}
+	return &web.Response{Status: 200, Header: web.Header{"content-type": "application/json"}, Body: []byte(`{}`)}, nil
+}
+
+func (f *fakeDoer) requests() []*web.Request {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.reqs
+}
+
+const testBase = "https://memos.example.com"
+
+func testConfig() config.Config {
+	u, _ := url.Parse(testBase)
+	return config.Config{MemosURL: u, MaxRespBytes: 1 << 20, Timeout: 5 * time.Second}
+}
+
+// call runs a tool against doer and returns the result's text and isError.
+func call(t *testing.T, c *Client, name, args string) (text string, isError bool) {
+	t.Helper()
+	res, ok := c.Call(context.Background(), name, gjson.Parse(args), "Bearer tok")
+	if !ok {
+		t.Fatalf("tool %s unknown", name)
+	}
+	if !gjson.ValidBytes(res) {
+		t.Fatalf("result is not JSON: %s", res)
+	}
+	r := gjson.ParseBytes(res)
+	if n := len(r.Get("content").Array()); n != 1 {
+		t.Fatalf("result has %d content blocks, want 1: %s", n, res)
+	}
+	if r.Get("isError").Bool() && r.Get("structuredContent").Exists() {
+		t.Errorf("error result carries structuredContent: %s", res)
+	}
+	return r.Get("content.0.text").String(), r.Get("isError").Bool()
+}
+
+func TestArgumentErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, tool, args, want string
+	}{
+		{"empty object", "memo_get_memo", `{}`, `missing required argument "memo"`},
+		{"null arguments", "memo_get_memo", `null`, `missing required argument "memo"`},
+		{"absent arguments", "memo_get_memo", ``, `missing required argument "memo"`},
+		{"null argument counts as absent", "memo_get_memo", `{"memo":null}`, `missing required argument "memo"`},
+		{"nested required", "memo_create_memo", `{"body":{}}`, `missing required argument "body.content"`},
+		{"null nested member counts as absent", "memo_create_memo", `{"body":{"content":null}}`, `missing required argument "body.content"`},
+		{"required inside a $ref", "memo_upsert_memo_reaction", `{"memo":"a","body":{"reaction":{"reactionType":"👍"}}}`, `missing required argument "body.reaction.contentId"`},
+		{"required inside array items", "memo_set_memo_relations", `{"memo":"a","body":{"relations":[{"memo":{"name":"memos/a"},"type":"REFERENCE"}]}}`, `missing required argument "body.relations[0].relatedMemo"`},
+		{"unknown argument", "memo_get_memo", `{"memo":"a","x":1}`, `unknown argument "x"`},
+		{"first unknown argument by name", "memo_get_memo", `{"memo":"a","zz":1,"aa":2}`, `unknown argument "aa"`},
+		{"required before unknown", "memo_get_memo", `{"bogus":1}`, `missing required argument "memo"`},
+		{"unknown before a wrong type deeper down", "memo_list_memos", `{"pageSize":"x","bogus":1}`, `unknown argument "bogus"`},
+		{"string for integer", "memo_list_memos", `{"pageSize":"ten"}`, `argument "pageSize" must be integer`},
+		{"fraction for integer", "memo_list_memos", `{"pageSize":2.5}`, `argument "pageSize" must be integer`},
+		{"number for string", "memo_get_memo", `{"memo":5}`, `argument "memo" must be string`},
+		{"string for boolean", "memo_delete_memo", `{"memo":"a","force":"yes"}`, `argument "force" must be boolean`},
+		{"string for object", "memo_update_memo", `{"memo":"a","body":"text"}`, `argument "body" must be object`},
+		{"enum lists the allowed values", "memo_list_memos", `{"state":"BOGUS"}`, `argument "state" must be one of "NORMAL", "ARCHIVED"`},
+		{"nested enum", "memo_create_memo", `{"body":{"content":"x","visibility":"SECRET"}}`, `argument "body.visibility" must be one of "PRIVATE", "PROTECTED", "PUBLIC"`},
+		{"enum in array items", "memo_set_memo_relations", `{"memo":"a","body":{"relations":[{"memo":{"name":"memos/a"},"relatedMemo":{"name":"memos/b"},"type":"LINK"}]}}`, `argument "body.relations[0].type" must be one of "REFERENCE", "COMMENT"`},
+		{"empty update body", "memo_update_memo", `{"memo":"a","body":{}}`, `argument "body" must have at least 1 field`},
+		{"array arguments", "memo_get_memo", `[]`, `arguments must be a JSON object, not an array`},
+		{"string arguments", "memo_get_memo", `"memos/a"`, `arguments must be a JSON object, not a string`},
+		{"number arguments", "memo_get_memo", `7`, `arguments must be a JSON object, not a number`},
+		{"boolean arguments", "memo_get_memo", `true`, `arguments must be a JSON object, not a boolean`},
+		{"duplicate argument", "memo_get_memo", `{"memo":"a","memo":"../x"}`, `argument "memo" is given twice`},
+		{"duplicate nested key", "memo_create_memo", `{"body":{"content":"a","content":"b"}}`, `argument "body.content" is given twice`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doer := &fakeDoer{}
+			c := New(testConfig(), doer)
+			text, isError := call(t, c, tc.tool, tc.args)
+			if !isError || text != tc.want {
+				t.Errorf("got %q (isError %v), want %q", text, isError, tc.want)
+			}
+			if n := len(doer.requests()); n != 0 {
+				t.Errorf("invalid arguments reached Memos (%d requests)", n)
+			}
+		})
+	}
+}
+
+// The first problem is chosen deterministically, whatever order the
+// validator finds them in.
+func TestArgumentErrorIsStable(t *testing.T) {
+	c := New(testConfig(), &fakeDoer{})
+	args := `{"memo":"a","body":{"content":1,"pinned":"no","visibility":"X","state":"Y"}}`
+	first, _ := call(t, c, "memo_update_memo", args)
+	for range 50 {
+		if got, _ := call(t, c, "memo_update_memo", args); got != first {
+			t.Fatalf("message changed between calls: %q then %q", first, got)
+		}
+	}
+	if first != `argument "body.content" must be string` {
+		t.Errorf("got %q", first)
+	}
+}
+
+func TestUnknownTool(t *testing.T) {
+	c := New(testConfig(), &fakeDoer{})
+	if res, ok := c.Call(context.Background(), "no_such_tool", gjson.Result{}, ""); ok || res != nil {
+		t.Errorf("Call(no_such_tool) = %s, %v; want nil, false", res, ok)
+	}
+}
+
+// Every tool's input schema compiles, and an argument that is not in the
+// schema is refused by each.
+func TestEverySchemaCompiles(t *testing.T) {
+	c := New(testConfig(), &fakeDoer{})
+	for _, def := range registry.All() {
+		t.Run(def.Name, func(t *testing.T) {
+			if _, err := c.tools[def.Name].prepare(); err != nil {
+				t.Fatalf("prepare: %v", err)
+			}
+			text, isError := call(t, c, def.Name, `{"notAnArgument":1}`)
+			if !isError || !strings.Contains(text, "argument") {
+				t.Errorf("got %q (isError %v)", text, isError)
+			}
+		})
+	}
+}
+
+func TestArgumentPath(t *testing.T) {
+	values := map[string]any{"body": map[string]any{"relations": []any{map[string]any{"memo": map[string]any{}}}}}
+	for _, tc := range []struct {
+		loc  []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"memo"}, "memo"},
+		{[]string{"body", "relations", "0", "memo", "name"}, "body.relations[0].memo.name"},
+		{[]string{"body", "relations", "7"}, "body.relations[7]"},
+	} {
+		if got := argumentPath(tc.loc, values); got != tc.want {
+			t.Errorf("argumentPath(%q) = %q, want %q", tc.loc, got, tc.want)
+		}
+	}
+}
+
+// Keywords the registry's schemas do not use yet still get a message that
+// names the argument.
+func TestKeywordMessages(t *testing.T) {
+	sch, err := compileSchema("keywords", `{"type":"object","additionalProperties":false,"properties":{
+		"tags":{"type":"array","minItems":1,"maxItems":2},
+		"title":{"type":"string","minLength":2,"maxLength":5,"pattern":"^[a-z]+$"},
+		"mode":{"const":"fast"},
+		"meta":{"type":"object","maxProperties":1},
+		"never":false,
+		"n":{"type":"integer","minimum":1},
+		"either":{"type":["string","integer"]}}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ args, want string }{
+		{`{"tags":[]}`, `argument "tags" must have at least 1 item`},
+		{`{"tags":[1,2,3]}`, `argument "tags" must have at most 2 items`},
+		{`{"title":"a"}`, `argument "title": minLength: got 1, want 2`},
+		{`{"title":"abcdef"}`, `argument "title": maxLength: got 6, want 5`},
+		{`{"title":"AB"}`, `argument "title": 'AB' does not match pattern '^[a-z]+$'`},
+		{`{"mode":"slow"}`, `argument "mode" must be "fast"`},
+		{`{"meta":{"a":1,"b":2}}`, `argument "meta" must have at most 1 field`},
+		{`{"never":1}`, `argument "never" is not allowed`},
+		{`{"n":0}`, `argument "n": minimum: got 0, want 1`},
+		{`{"either":true}`, `argument "either" must be integer or string`},
+	} {
+		t.Run(tc.args, func(t *testing.T) {
+			a, err := decodeArguments(gjson.Parse(tc.args))
+			if err != nil {
+				t.Fatal(err)
+			}
+			verr := sch.Validate(a.values)
+			if verr == nil {
+				t.Fatal("valid")
+			}
+			if got := argumentError(verr, a.values).Error(); got != tc.want {
+				t.Errorf("got  %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,398 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
+)
+
+// tools calls the gateway's tools through a go-sdk client session and checks
+// the shape of every answer.
+type tools struct {
+	t   *testing.T
+	ctx context.Context
+	cs  *mcp.ClientSession
+}
+
+func newTools(t *testing.T, token string) *tools {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return &tools{t: t, ctx: ctx, cs: connect(t, ctx, worker.URL+"/mcp", token, "")}
+}
+
+// anonymousTools is a session that sends no Authorization header at all.
+func anonymousTools(t *testing.T) *tools {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	client := mcp.NewClient(&mcp.Implementation{Name: "memos-mcp-edge-e2e-anonymous", Version: "0"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{
+		Endpoint: worker.URL + "/mcp", HTTPClient: &http.Client{}, DisableStandaloneSSE: true, MaxRetries: -1,
+	}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return &tools{t: t, ctx: ctx, cs: cs}
+}
+
+func (c *tools) call(name string, args map[string]any) *mcp.CallToolResult {
+	c.t.Helper()
+	res, err := c.cs.CallTool(c.ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		c.t.Fatalf("%s: %v", name, err)
+	}
+	if len(res.Content) != 1 {
+		c.t.Fatalf("%s: %d content blocks, want 1", name, len(res.Content))
+	}
+	if _, ok := res.Content[0].(*mcp.TextContent); !ok {
+		c.t.Fatalf("%s: content is %T, want text", name, res.Content[0])
+	}
+	return res
+}
+
+// ok calls a tool that must succeed and returns its structured content,
+// after checking it against the tool's output schema and its text copy.
+func (c *tools) ok(name string, args map[string]any) map[string]any {
+	c.t.Helper()
+	res := c.call(name, args)
+	text := res.Content[0].(*mcp.TextContent).Text
+	if res.IsError {
+		c.t.Fatalf("%s: tool error: %s", name, text)
+	}
+	obj, isObj := res.StructuredContent.(map[string]any)
+	if !isObj {
+		c.t.Fatalf("%s: structuredContent is %T, want an object", name, res.StructuredContent)
+	}
+	var fromText map[string]any
+	if err := json.Unmarshal([]byte(text), &fromText); err != nil {
+		c.t.Fatalf("%s: text is not the JSON of the result: %v", name, err)
+	}
+	a, _ := json.Marshal(obj)
+	b, _ := json.Marshal(fromText)
+	if string(a) != string(b) {
+		c.t.Errorf("%s: text and structuredContent differ:\n%s\n%s", name, b, a)
+	}
+	if strings.Contains(text, ":null") {
+		c.t.Errorf("%s: result carries a null member: %s", name, text)
+	}
+	def, _ := registry.Lookup(name)
+	if err := outputSchema(c.t, def).Validate(obj); err != nil {
+		c.t.Errorf("%s: result does not match the output schema: %v\n%s", name, err, text)
+	}
+	return obj
+}
+
+// fails calls a tool that must fail and returns the error text.
+func (c *tools) fails(name string, args map[string]any) string {
+	c.t.Helper()
+	res := c.call(name, args)
+	text := res.Content[0].(*mcp.TextContent).Text
+	if !res.IsError {
+		c.t.Fatalf("%s: succeeded, want a tool error: %s", name, text)
+	}
+	if res.StructuredContent != nil {
+		c.t.Errorf("%s: tool error carries structuredContent", name)
+	}
+	return text
+}
+
+func outputSchema(t *testing.T, def *registry.Tool) *jsonschema.Schema {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(def.OutputSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("urn:output:"+def.Name, doc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile("urn:output:" + def.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sch
+}
+
+// get reads a dotted path (items of arrays by index) out of a result.
+func get(v any, path string) any {
+	for _, key := range strings.Split(path, ".") {
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[key]
+		case []any:
+			i := 0
+			for _, c := range key {
+				i = i*10 + int(c-'0')
+			}
+			if i >= len(x) {
+				return nil
+			}
+			v = x[i]
+		default:
+			return nil
+		}
+	}
+	return v
+}
+
+func str(v any, path string) string { s, _ := get(v, path).(string); return s }
+
+func count(v any, path string) int { a, _ := get(v, path).([]any); return len(a) }
+
+func (c *tools) createMemo(content, visibility string) string {
+	c.t.Helper()
+	m := c.ok("memo_create_memo", map[string]any{"body": map[string]any{"content": content, "visibility": visibility}})
+	name := str(m, "name")
+	if !strings.HasPrefix(name, "memos/") || str(m, "content") != content {
+		c.t.Fatalf("created memo %v", m)
+	}
+	return name
+}
+
+// Memos, comments, reactions, relations, updates, filters and pagination,
+// each through the Worker with the real token.
+func TestToolsMemos(t *testing.T) {
+	c := newTools(t, memos.Token)
+
+	me := c.ok("auth_get_current_user", nil)
+	if got, want := str(me, "user.name"), "users/"+memos.Username; got != want {
+		t.Errorf("current user %q, want %q", got, want)
+	}
+	if shortcuts := c.ok("shortcut_list_shortcuts", map[string]any{"user": "users/" + memos.Username}); count(shortcuts, "shortcuts") != 0 {
+		t.Errorf("shortcuts of a fresh user: %v", shortcuts)
+	}
+
+	a := c.createMemo("first memo of the tool tests #e2etools", "PRIVATE")
+	b := c.createMemo("second memo of the tool tests #e2etools", "PROTECTED")
+	if got := str(c.ok("memo_get_memo", map[string]any{"memo": a}), "content"); got != "first memo of the tool tests #e2etools" {
+		t.Errorf("get by name: content %q", got)
+	}
+	if got := str(c.ok("memo_get_memo", map[string]any{"memo": strings.TrimPrefix(b, "memos/")}), "name"); got != b {
+		t.Errorf("get by id: name %q, want %q", got, b)
+	}
+
+	t.Run("update with updateMask", func(t *testing.T) {
+		m := c.ok("memo_update_memo", map[string]any{"memo": a, "updateMask": "content", "body": map[string]any{"content": "first memo, edited #e2etools"}})
+		if str(m, "content") != "first memo, edited #e2etools" {
+			t.Errorf("content %q", str(m, "content"))
+		}
+	})
+	t.Run("update without updateMask", func(t *testing.T) {
+		m := c.ok("memo_update_memo", map[string]any{"memo": a, "body": map[string]any{"pinned": true, "visibility": "PROTECTED"}})
+		if get(m, "pinned") != true || str(m, "visibility") != "PROTECTED" {
+			t.Errorf("pinned %v, visibility %q", get(m, "pinned"), str(m, "visibility"))
+		}
+	})
+	t.Run("location update", func(t *testing.T) {
+		loc := map[string]any{"placeholder": "Berlin", "latitude": 52.52, "longitude": 13.405}
+		c.ok("memo_update_memo", map[string]any{"memo": a, "body": map[string]any{"location": loc}})
+		m := c.ok("memo_get_memo", map[string]any{"memo": a})
+		if str(m, "location.placeholder") != "Berlin" || get(m, "location.latitude") != 52.52 || get(m, "location.longitude") != 13.405 {
+			t.Errorf("location after the update: %v", get(m, "location"))
+		}
+		if str(m, "content") != "first memo, edited #e2etools" {
+			t.Errorf("the location update changed the content: %q", str(m, "content"))
+		}
+	})
+
+	t.Run("comments", func(t *testing.T) {
+		cm := c.ok("memo_create_memo_comment", map[string]any{"memo": a, "body": map[string]any{"content": "a comment"}})
+		list := c.ok("memo_list_memo_comments", map[string]any{"memo": a})
+		if count(list, "memos") != 1 || str(list, "memos.0.name") != str(cm, "name") || str(list, "memos.0.content") != "a comment" {
+			t.Errorf("comments: %v", list)
+		}
+		if got := c.ok("memo_get_memo", map[string]any{"memo": str(cm, "name")}); str(got, "parent") != a {
+			t.Errorf("comment's parent %q, want %q", str(got, "parent"), a)
+		}
+	})
+
+	t.Run("reactions", func(t *testing.T) {
+		r := c.ok("memo_upsert_memo_reaction", map[string]any{"memo": a, "body": map[string]any{"reaction": map[string]any{"contentId": a, "reactionType": "👍"}}})
+		name := str(r, "name")
+		if !strings.HasPrefix(name, a+"/reactions/") {
+			t.Fatalf("reaction name %q", name)
+		}
+		if n := count(c.ok("memo_list_memo_reactions", map[string]any{"memo": a}), "reactions"); n != 1 {
+			t.Errorf("%d reactions, want 1", n)
+		}
+		c.ok("memo_delete_memo_reaction", map[string]any{"memo": strings.TrimPrefix(a, "memos/"), "reaction": name})
+		if n := count(c.ok("memo_list_memo_reactions", map[string]any{"memo": a}), "reactions"); n != 0 {
+			t.Errorf("%d reactions after the delete, want 0", n)
+		}
+	})
+
+	t.Run("relations", func(t *testing.T) {
+		rel := map[string]any{"memo": map[string]any{"name": a}, "relatedMemo": map[string]any{"name": b}, "type": "REFERENCE"}
+		c.ok("memo_set_memo_relations", map[string]any{"memo": a, "body": map[string]any{"relations": []any{rel}}})
+		list := c.ok("memo_list_memo_relations", map[string]any{"memo": a})
+		found := false
+		for _, r := range get(list, "relations").([]any) {
+			found = found || str(r, "relatedMemo.name") == b && str(r, "type") == "REFERENCE"
+		}
+		if !found {
+			t.Errorf("relation to %s missing: %v", b, list)
+		}
+	})
+
+	t.Run("filter and pagination", func(t *testing.T) {
+		filter := `"e2etools" in tags`
+		first := c.ok("memo_list_memos", map[string]any{"filter": filter, "pageSize": 1})
+		token := str(first, "nextPageToken")
+		if count(first, "memos") != 1 || token == "" {
+			t.Fatalf("first page: %v", first)
+		}
+		second := c.ok("memo_list_memos", map[string]any{"filter": filter, "pageSize": 1, "pageToken": token})
+		if count(second, "memos") != 1 || str(second, "memos.0.name") == str(first, "memos.0.name") {
+			t.Errorf("second page: %v", second)
+		}
+		names := map[string]bool{str(first, "memos.0.name"): true, str(second, "memos.0.name"): true}
+		if !names[a] || !names[b] {
+			t.Errorf("pages hold %v, want %s and %s", names, a, b)
+		}
+	})
+
+	t.Run("delete", func(t *testing.T) {
+		c.ok("memo_delete_memo", map[string]any{"memo": b})
+		if msg := c.fails("memo_get_memo", map[string]any{"memo": b}); !strings.HasPrefix(msg, "404 Not Found") {
+			t.Errorf("get after delete: %q", msg)
+		}
+	})
+}
+
+// Attachments: created from base64 content, set on a memo, listed, read and
+// deleted. Memos v0.30.0 sends "motionMedia": null on each; the results
+// carry none (checked by tools.ok).
+func TestToolsAttachments(t *testing.T) {
+	c := newTools(t, memos.Token)
+	content := "hello from the tool tests"
+	att := c.ok("attachment_create_attachment", map[string]any{"body": map[string]any{
+		"filename": "hello.txt", "type": "text/plain", "content": base64.StdEncoding.EncodeToString([]byte(content)),
+	}})
+	name := str(att, "name")
+	if !strings.HasPrefix(name, "attachments/") || str(att, "size") != "25" {
+		t.Fatalf("created attachment %v", att)
+	}
+	memo := c.createMemo("memo with an attachment", "PRIVATE")
+	c.ok("memo_set_memo_attachments", map[string]any{"memo": memo, "body": map[string]any{
+		"attachments": []any{map[string]any{"name": name, "filename": "hello.txt", "type": "text/plain"}},
+	}})
+	onMemo := c.ok("memo_list_memo_attachments", map[string]any{"memo": memo})
+	if count(onMemo, "attachments") != 1 || str(onMemo, "attachments.0.name") != name {
+		t.Errorf("memo attachments: %v", onMemo)
+	}
+	if got := c.ok("memo_get_memo", map[string]any{"memo": memo}); str(got, "attachments.0.name") != name {
+		t.Errorf("memo carries attachments %v", get(got, "attachments"))
+	}
+	all := c.ok("attachment_list_attachments", map[string]any{"pageSize": 50})
+	found := false
+	for _, a := range get(all, "attachments").([]any) {
+		found = found || str(a, "name") == name
+	}
+	if !found {
+		t.Errorf("attachment %s not listed: %v", name, all)
+	}
+	if got := c.ok("attachment_get_attachment", map[string]any{"attachment": strings.TrimPrefix(name, "attachments/")}); str(got, "filename") != "hello.txt" || str(got, "memo") != memo {
+		t.Errorf("attachment: %v", got)
+	}
+	c.ok("attachment_delete_attachment", map[string]any{"attachment": name})
+	if msg := c.fails("attachment_get_attachment", map[string]any{"attachment": name}); !strings.HasPrefix(msg, "404 Not Found") {
+		t.Errorf("get after delete: %q", msg)
+	}
+}
+
+// Memos' refusals come back as "<code> <reason>: <message>"; invalid
+// arguments never reach Memos.
+func TestToolsErrors(t *testing.T) {
+	c := newTools(t, memos.Token)
+
+	t.Run("no token", func(t *testing.T) {
+		anon := anonymousTools(t)
+		if msg := anon.fails("memo_create_memo", map[string]any{"body": map[string]any{"content": "anonymous"}}); msg != "401 Unauthorized: authentication required" {
+			t.Errorf("got %q", msg)
+		}
+		if msg := anon.fails("auth_get_current_user", nil); msg != "401 Unauthorized: authentication required" {
+			t.Errorf("got %q", msg)
+		}
+	})
+	t.Run("bad token", func(t *testing.T) {
+		bad := newTools(t, "memos_pat_not-a-real-token")
+		if msg := bad.fails("auth_get_current_user", nil); msg != "401 Unauthorized: authentication required" {
+			t.Errorf("got %q", msg)
+		}
+	})
+	t.Run("unknown memo", func(t *testing.T) {
+		if msg := c.fails("memo_get_memo", map[string]any{"memo": "memos/doesnotexist"}); msg != "404 Not Found: memo not found" {
+			t.Errorf("got %q", msg)
+		}
+	})
+
+	memo := c.createMemo("memo the invalid calls must leave alone #e2einvalid", "PRIVATE")
+	before := c.ok("memo_list_memos", map[string]any{"filter": `"e2einvalid" in tags`})
+	for _, tc := range []struct {
+		name, tool string
+		args       map[string]any
+		want       string
+	}{
+		{"missing argument", "memo_get_memo", map[string]any{}, `missing required argument "memo"`},
+		{"unknown argument", "memo_get_memo", map[string]any{"memo": memo, "verbose": true}, `unknown argument "verbose"`},
+		{"wrong type", "memo_list_memos", map[string]any{"pageSize": "ten"}, `argument "pageSize" must be integer`},
+		{"bad enum in an update", "memo_update_memo", map[string]any{"memo": memo, "body": map[string]any{"visibility": "SECRET", "content": "changed"}},
+			`argument "body.visibility" must be one of "PRIVATE", "PROTECTED", "PUBLIC"`},
+		{"empty update", "memo_update_memo", map[string]any{"memo": memo, "body": map[string]any{}}, `argument "body" must have at least 1 field`},
+		{"create without content", "memo_create_memo", map[string]any{"body": map[string]any{"visibility": "PUBLIC", "tags": []any{"e2einvalid"}}}, `missing required argument "body.content"`},
+		{"content of the wrong type", "memo_create_memo", map[string]any{"body": map[string]any{"content": 5}}, `argument "body.content" must be string`},
+		{"path climbing", "memo_delete_memo", map[string]any{"memo": "memos/../attachments/x"}, `argument "memo" must be an id or a resource name of the form memos/<id>`},
+		{"encoded slash", "memo_delete_memo", map[string]any{"memo": "x%2F..%2Fy"}, `argument "memo" must not contain '%'`},
+		{"query injection", "memo_update_memo", map[string]any{"memo": strings.TrimPrefix(memo, "memos/") + "?updateMask=content", "body": map[string]any{"content": "changed"}},
+			`argument "memo" must not contain '?'`},
+		{"unknown updateMask field", "memo_update_memo", map[string]any{"memo": memo, "updateMask": "tags", "body": map[string]any{"content": "changed"}},
+			`updateMask field "tags" cannot be updated`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if msg := c.fails(tc.tool, tc.args); !strings.HasPrefix(msg, tc.want) {
+				t.Errorf("got  %q\nwant %q…", msg, tc.want)
+			}
+		})
+	}
+	after := c.ok("memo_list_memos", map[string]any{"filter": `"e2einvalid" in tags`})
+	a, _ := json.Marshal(before)
+	b, _ := json.Marshal(after)
+	if string(a) != string(b) {
+		t.Errorf("Memos changed although every call was refused:\nbefore %s\nafter  %s", a, b)
+	}
+
+	t.Run("unknown tool", func(t *testing.T) {
+		_, err := c.cs.CallTool(c.ctx, &mcp.CallToolParams{Name: "memo_no_such_tool", Arguments: map[string]any{}})
+		if err == nil {
+			t.Error("an unknown tool answered without a protocol error")
+		}
+	})
+}
+
+// Anonymous callers read public memos (the test instance runs with
+// --instance-url, so Memos allows it) and nothing else.
+func TestToolsAnonymousPublicRead(t *testing.T) {
+	c := newTools(t, memos.Token)
+	public := c.createMemo("a public memo for anonymous readers", "PUBLIC")
+	private := c.createMemo("a private memo", "PRIVATE")
+	anon := anonymousTools(t)
+	if got := anon.ok("memo_get_memo", map[string]any{"memo": public}); str(got, "content") != "a public memo for anonymous readers" {
+		t.Errorf("anonymous read: %v", got)
+	}
+	if msg := anon.fails("memo_get_memo", map[string]any{"memo": private}); !strings.HasPrefix(msg, "40") {
+		t.Errorf("anonymous read of a private memo: %q", msg)
+	}
+}
