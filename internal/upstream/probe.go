@@ -3,7 +3,6 @@ package upstream
 import (
 	"context"
 	"log"
-	"strconv"
 	"strings"
 	"time"
 
@@ -23,27 +22,35 @@ type Status struct {
 }
 
 // Probe reads the instance's public profile, without any token (but with
-// the Cloudflare Access service token, when one is configured).
+// the Cloudflare Access service token, when one is configured). A problem is
+// explained as a tool call would explain it, naming the setting to fix.
 func (c *Client) Probe(ctx context.Context) Status {
-	ctx, cancel := context.WithTimeout(ctx, min(c.cfg.Timeout, probeTimeout))
+	probeCtx, cancel := context.WithTimeout(ctx, min(c.cfg.Timeout, probeTimeout))
 	defer cancel()
-	resp, err := c.doer.Do(ctx, &web.Request{
+	resp, err := c.doer.Do(probeCtx, &web.Request{
 		Method: "GET",
-		URL:    c.endpoint("/api/v1/instance/profile"),
+		URL:    c.endpoint(profilePath),
 		Header: c.header(""),
 	})
 	if err != nil {
-		log.Printf("health check: upstream: %v", err)
-		return Status{Problem: "the Memos instance cannot be reached (see the Worker's logs)"}
+		log.Printf("health check: GET %s: %v", profilePath, err)
+		return Status{Problem: c.failure(ctx, probeCtx, err)}
 	}
 	s := Status{Reachable: true, HTTPStatus: resp.Status}
+	var detail string
 	switch {
 	case resp.Status != 200:
-		s.Problem = "the Memos instance answered the profile request with HTTP " + strconv.Itoa(resp.Status)
+		s.Problem, detail = c.refusal(resp)
 	case !gjson.ValidBytes(resp.Body) || !strings.HasPrefix(resp.Header.Get("content-type"), "application/json"):
-		s.Problem = "the upstream answered with something other than Memos' JSON (an Access login page or a tunnel error page?)"
+		s.Problem, detail = c.notJSON(resp)
 	default:
 		s.MemosVersion = gjson.GetBytes(resp.Body, "version").String()
 	}
+	if detail != "" {
+		log.Printf("health check: GET %s: HTTP %d: %s", profilePath, resp.Status, detail)
+	}
 	return s
 }
+
+// profilePath is the instance's public profile, readable without a token.
+const profilePath = "/api/v1/instance/profile"

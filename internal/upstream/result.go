@@ -99,6 +99,8 @@ func (c *Client) notJSON(resp *web.Response) (msg, detail string) {
 	detail = "answer is not JSON (content-type " + strconv.Quote(ctype) + ", " + strconv.Itoa(len(resp.Body)) + " bytes)"
 	html := strings.Contains(ctype, "html") || bytes.HasPrefix(bytes.TrimSpace(resp.Body), []byte("<"))
 	switch {
+	case html && (bytes.Contains(resp.Body, []byte("Cloudflare Access")) || bytes.Contains(resp.Body, []byte("cloudflareaccess.com"))):
+		return c.accessProblem(head), detail
 	case resp.Status == 401 || resp.Status == 403:
 		if resp.Header.Get("cf-access-domain") != "" || c.cfg.AccessClientID != "" || html {
 			return c.accessProblem(head), detail

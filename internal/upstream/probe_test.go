@@ -1,0 +1,42 @@
+package upstream
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
+)
+
+// The health check explains a bad upstream as a tool call would, naming the
+// setting to fix.
+func TestProbeProblems(t *testing.T) {
+	html := web.Header{"content-type": "text/html; charset=utf-8"}
+	for _, tc := range []struct {
+		name      string
+		resp      *web.Response
+		err       error
+		reachable bool
+		want      string
+	}{
+		{name: "Access login page", resp: &web.Response{Status: 200, Header: html, Body: []byte("<!doctype html><title>Sign in ・ Cloudflare Access</title>")}, reachable: true,
+			want: "200 OK from Cloudflare Access, not from Memos: create a service token, allow it with a Service Auth policy, and set the Worker secrets CF_ACCESS_CLIENT_ID and CF_ACCESS_CLIENT_SECRET"},
+		{name: "some other HTML page", resp: &web.Response{Status: 200, Header: html, Body: []byte("<html>It works!</html>")}, reachable: true,
+			want: "check that MEMOS_URL is the base URL of the Memos instance"},
+		{name: "Access refusal", resp: &web.Response{Status: 403, Header: html, Body: []byte("<html>Forbidden</html>")}, reachable: true,
+			want: "403 Forbidden from Cloudflare Access"},
+		{name: "tunnel down", resp: &web.Response{Status: 530, Header: html, Body: []byte("<html>error 1033</html>")}, reachable: true,
+			want: "check that cloudflared is running"},
+		{name: "not Memos", resp: &web.Response{Status: 404, Header: web.Header{"content-type": "text/plain"}, Body: []byte("404 page not found")}, reachable: true,
+			want: "404 Not Found: the upstream answered with something other than Memos' JSON"},
+		{name: "unreachable", err: errors.New("fetch: TypeError: Network connection lost."),
+			want: "the Memos instance cannot be reached: check that it is up and that MEMOS_URL (or MEMOS_SERVICE) points at it"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := New(testConfig(), &fakeDoer{resp: tc.resp, err: tc.err}).Probe(t.Context())
+			if s.Reachable != tc.reachable || !strings.Contains(s.Problem, tc.want) || s.MemosVersion != "" {
+				t.Errorf("status %+v, want reachable=%t and a problem containing %q", s, tc.reachable, tc.want)
+			}
+		})
+	}
+}
