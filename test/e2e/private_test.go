@@ -7,6 +7,9 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -111,5 +114,75 @@ func TestServiceBindingMissing(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 503 || !strings.Contains(string(body), "misconfigured") || !strings.Contains(string(body), "MEMOS_SERVICE") {
 		t.Errorf("/mcp: %d %s", resp.StatusCode, body)
+	}
+}
+
+// accessStandIn is a local stand-in for a Memos hostname behind Cloudflare
+// Access: with the right service-token headers it passes requests to Memos;
+// with wrong ones it refuses with Access' 403 page; without any it answers
+// Access' HTML login page.
+func accessStandIn(t *testing.T, id, secret string) string {
+	t.Helper()
+	target, _ := url.Parse(memos.URL)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotID, gotSecret := r.Header.Get("CF-Access-Client-Id"), r.Header.Get("CF-Access-Client-Secret")
+		switch {
+		case gotID == id && gotSecret == secret:
+			r.Header.Del("CF-Access-Client-Id")
+			r.Header.Del("CF-Access-Client-Secret")
+			proxy.ServeHTTP(w, r)
+		case gotID != "" || gotSecret != "":
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusForbidden)
+			io.WriteString(w, "<!DOCTYPE html><html><head><title>Forbidden</title></head><body>Forbidden. You don't have permission to view this.</body></html>")
+		default:
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			io.WriteString(w, `<!DOCTYPE html><html><head><title>Sign in ・ Cloudflare Access</title></head><body><a href="https://team.cloudflareaccess.com/cdn-cgi/access/login">Sign in</a></body></html>`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// An instance behind Cloudflare Access is reached with the service token
+// from the Worker's secrets; without it, or with a wrong one, the tool error
+// and /healthz say what to set.
+func TestAccessProtectedInstance(t *testing.T) {
+	const id, secret = "stand-in.access", "stand-in-secret"
+	standIn := accessStandIn(t, id, secret)
+	for _, tc := range []struct {
+		name    string
+		vars    map[string]string
+		problem string // "" = healthy
+	}{
+		{name: "service token set", vars: map[string]string{"CF_ACCESS_CLIENT_ID": id, "CF_ACCESS_CLIENT_SECRET": secret}},
+		{name: "no service token", vars: map[string]string{},
+			problem: "200 OK from Cloudflare Access, not from Memos: create a service token, allow it with a Service Auth policy, and set the Worker secrets CF_ACCESS_CLIENT_ID and CF_ACCESS_CLIENT_SECRET"},
+		{name: "wrong secret", vars: map[string]string{"CF_ACCESS_CLIENT_ID": id, "CF_ACCESS_CLIENT_SECRET": "wrong"},
+			problem: "403 Forbidden from Cloudflare Access: the configured service token (CF_ACCESS_CLIENT_ID, CF_ACCESS_CLIENT_SECRET) was not accepted: check that the Access application has a Service Auth policy that includes it"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.vars["MEMOS_URL"] = standIn
+			gw := startGateway(t, harness.WorkerOptions{Vars: tc.vars})
+			_, h := healthOf(t, gw.URL)
+			up, _ := h["upstream"].(map[string]any)
+			c := toolsAt(t, gw.URL, memos.Token)
+			if tc.problem == "" {
+				if up["problem"] != nil || up["memosVersion"] == nil {
+					t.Errorf("healthz upstream %v, want healthy", up)
+				}
+				if user := c.ok("auth_get_current_user", nil); str(user, "user.name") != "users/"+memos.Username {
+					t.Errorf("current user through Access: %v", user)
+				}
+				return
+			}
+			if up["problem"] != tc.problem {
+				t.Errorf("healthz problem\n got %v\nwant %s", up["problem"], tc.problem)
+			}
+			if got := c.fails("auth_get_current_user", nil); got != tc.problem {
+				t.Errorf("tool error\n got %s\nwant %s", got, tc.problem)
+			}
+		})
 	}
 }

@@ -27,9 +27,15 @@ type tools struct {
 
 func newTools(t *testing.T, token string) *tools {
 	t.Helper()
+	return toolsAt(t, worker.URL, token)
+}
+
+// toolsAt is a session with the gateway at base (not the shared one).
+func toolsAt(t *testing.T, base, token string) *tools {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
-	return &tools{t: t, ctx: ctx, cs: connect(t, ctx, worker.URL+"/mcp", token, "")}
+	return &tools{t: t, ctx: ctx, cs: connect(t, ctx, base+"/mcp", token, "")}
 }
 
 // anonymousTools is a session that sends no Authorization header at all.
