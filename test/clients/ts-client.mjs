@@ -11,18 +11,122 @@
 // usage. The end-to-end test test/e2e/tsclient_test.go runs it.
 //
 // A scenario is an async function of the shared context: { client,
-// transport, tools } where tools is what list-tools received (the SDK only
-// validates structuredContent against a tool's outputSchema after listTools,
-// so list-tools comes first). It throws to fail. To add one, add an entry to
-// `scenarios`.
+// transport, tools, url, lastBody } where tools is what list-tools received
+// (the SDK only validates structuredContent against a tool's outputSchema
+// after listTools, so list-tools comes first; a scenario run on its own lists
+// the tools itself) and lastBody is the raw JSON of the client's last answer
+// (to show what a result the SDK rejected held). It throws to fail. To add
+// one, add an entry to `scenarios`.
+//
+// `tools` mirrors the go-sdk scenario of test/e2e/tools_test.go: every one of
+// the 20 tools is called successfully, each result passing the SDK's own
+// output-schema check (AJV). `tool-errors` checks Memos' refusals (a bad
+// token, an unknown memo) come back as tool errors.
 
 import assert from 'node:assert/strict';
+import { Buffer } from 'node:buffer';
 import process from 'node:process';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 const EXPECTED_TOOL_COUNT = 20;
+
+// A tag of this run's own, so the filter and pagination checks see only the
+// memos this run created, whatever else the instance holds.
+const RUN_TAG = `e2ets${Date.now().toString(36)}`;
+
+// listed makes sure listTools ran on this client, so callTool validates every
+// structuredContent against the tool's outputSchema; it fails if the SDK did
+// not set up a validator for each tool.
+async function listed(ctx) {
+  if (ctx.tools.length === 0) {
+    ctx.tools = (await ctx.client.listTools()).tools;
+  }
+  for (const t of ctx.tools) {
+    assert.equal(t.outputSchema?.type, 'object', `${t.name} has an object outputSchema`);
+    // Not public API: checked only where the SDK has it, to prove callTool
+    // will validate this tool's results.
+    if (typeof ctx.client.getToolOutputValidator === 'function') {
+      assert.equal(typeof ctx.client.getToolOutputValidator(t.name), 'function', `the SDK holds no output validator for ${t.name}`);
+    }
+  }
+}
+
+// toolCaller calls tools through the SDK's callTool and checks the shape of
+// every answer, recording which tools succeeded.
+function toolCaller(ctx) {
+  const succeeded = new Set();
+
+  async function call(name, args) {
+    let res;
+    ctx.lastBody = undefined;
+    try {
+      res = await ctx.client.callTool({ name, arguments: args ?? {} });
+    } catch (err) {
+      // The SDK's output-schema check throws McpError -32602 (InvalidParams);
+      // show what it rejected.
+      const raw = ctx.lastBody ? `; result was ${ctx.lastBody.slice(0, 4000)}` : '';
+      throw new Error(`${name}(${JSON.stringify(args ?? {})}): ${describe(err)}${raw}`);
+    }
+    assert.equal(res.content?.length, 1, `${name}: ${res.content?.length} content blocks, want 1`);
+    assert.equal(res.content[0].type, 'text', `${name}: content is ${res.content[0].type}, want text`);
+    return res;
+  }
+
+  // ok calls a tool that must succeed and returns its structured content,
+  // which the SDK has already checked against the tool's output schema.
+  async function ok(name, args) {
+    const res = await call(name, args);
+    const text = res.content[0].text;
+    assert.ok(!res.isError, `${name}: tool error: ${text}`);
+    const sc = res.structuredContent;
+    assert.ok(sc !== null && typeof sc === 'object' && !Array.isArray(sc), `${name}: structuredContent is not an object: ${JSON.stringify(sc)}`);
+    let fromText;
+    try {
+      fromText = JSON.parse(text);
+    } catch (err) {
+      assert.fail(`${name}: text is not JSON: ${err.message}: ${text.slice(0, 200)}`);
+    }
+    assert.deepEqual(fromText, sc, `${name}: text and structuredContent differ`);
+    const nul = nullMember(sc, '');
+    assert.equal(nul, undefined, `${name}: result carries a null member ${nul}`);
+    succeeded.add(name);
+    return sc;
+  }
+
+  // fails calls a tool that must fail and returns the error text.
+  async function fails(name, args) {
+    const res = await call(name, args);
+    const text = res.content[0].text;
+    assert.equal(res.isError, true, `${name}: succeeded, want a tool error: ${text.slice(0, 200)}`);
+    assert.equal(res.structuredContent, undefined, `${name}: tool error carries structuredContent`);
+    return text;
+  }
+
+  return { ok, fails, succeeded };
+}
+
+// nullMember returns the path of the first null inside v, if any.
+function nullMember(v, path) {
+  if (v === null) return path || '(root)';
+  if (typeof v !== 'object') return undefined;
+  for (const [k, x] of Object.entries(v)) {
+    const found = nullMember(x, `${path}.${k}`);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+async function createMemo(c, content, visibility) {
+  const m = await c.ok('memo_create_memo', { body: { content, visibility } });
+  assert.match(m.name ?? '', /^memos\/./, `created memo name ${m.name}`);
+  assert.equal(m.content, content, 'created memo content');
+  return m.name;
+}
+
+// bareID drops the collection prefix of a resource name (memos/abc → abc).
+const bareID = (name) => name.slice(name.indexOf('/') + 1);
 
 const scenarios = {
   // listTools parses the whole result with the SDK's zod schemas: one tool
@@ -43,6 +147,122 @@ const scenarios = {
     }
     ctx.tools = tools;
   },
+
+  // The successful calls of test/e2e/tools_test.go (TestToolsMemos and
+  // TestToolsAttachments), every one of the 20 tools at least once.
+  tools: async (ctx) => {
+    await listed(ctx);
+    const c = toolCaller(ctx);
+
+    const me = await c.ok('auth_get_current_user');
+    const user = me.user?.name;
+    assert.match(user ?? '', /^users\/./, `current user ${JSON.stringify(me)}`);
+    const shortcuts = await c.ok('shortcut_list_shortcuts', { user });
+    assert.ok(shortcuts.shortcuts === undefined || Array.isArray(shortcuts.shortcuts), 'shortcuts is a list');
+
+    const first = `first memo of the TS client tests #${RUN_TAG}`;
+    const a = await createMemo(c, first, 'PRIVATE');
+    const b = await createMemo(c, `second memo of the TS client tests #${RUN_TAG}`, 'PROTECTED');
+    assert.equal((await c.ok('memo_get_memo', { memo: a })).content, first, 'get by name');
+    assert.equal((await c.ok('memo_get_memo', { memo: bareID(b) })).name, b, 'get by id');
+
+    // update with updateMask
+    const edited = `first memo, edited #${RUN_TAG}`;
+    let m = await c.ok('memo_update_memo', { memo: a, updateMask: 'content', body: { content: edited } });
+    assert.equal(m.content, edited, 'content after the update with updateMask');
+    // update without updateMask
+    m = await c.ok('memo_update_memo', { memo: a, body: { pinned: true, visibility: 'PROTECTED' } });
+    assert.equal(m.pinned, true, 'pinned after the update without updateMask');
+    assert.equal(m.visibility, 'PROTECTED', 'visibility after the update without updateMask');
+    // location update
+    const loc = { placeholder: 'Berlin', latitude: 52.52, longitude: 13.405 };
+    await c.ok('memo_update_memo', { memo: a, body: { location: loc } });
+    m = await c.ok('memo_get_memo', { memo: a });
+    assert.deepEqual(m.location, loc, 'location after the update');
+    assert.equal(m.content, edited, 'the location update left the content alone');
+
+    // comments
+    const cm = await c.ok('memo_create_memo_comment', { memo: a, body: { content: 'a comment' } });
+    const comments = await c.ok('memo_list_memo_comments', { memo: a });
+    assert.equal(comments.memos?.length, 1, `comments: ${JSON.stringify(comments)}`);
+    assert.equal(comments.memos[0].name, cm.name, 'listed comment name');
+    assert.equal(comments.memos[0].content, 'a comment', 'listed comment content');
+    assert.equal((await c.ok('memo_get_memo', { memo: cm.name })).parent, a, "comment's parent");
+
+    // reactions
+    const r = await c.ok('memo_upsert_memo_reaction', { memo: a, body: { reaction: { contentId: a, reactionType: '👍' } } });
+    assert.ok(r.name?.startsWith(`${a}/reactions/`), `reaction name ${r.name}`);
+    assert.equal((await c.ok('memo_list_memo_reactions', { memo: a })).reactions?.length, 1, 'reactions after the upsert');
+    await c.ok('memo_delete_memo_reaction', { memo: bareID(a), reaction: r.name });
+    assert.equal((await c.ok('memo_list_memo_reactions', { memo: a })).reactions?.length ?? 0, 0, 'reactions after the delete');
+
+    // relations
+    const rel = { memo: { name: a }, relatedMemo: { name: b }, type: 'REFERENCE' };
+    await c.ok('memo_set_memo_relations', { memo: a, body: { relations: [rel] } });
+    const relations = await c.ok('memo_list_memo_relations', { memo: a });
+    assert.ok(
+      (relations.relations ?? []).some((x) => x.relatedMemo?.name === b && x.type === 'REFERENCE'),
+      `relation to ${b} missing: ${JSON.stringify(relations)}`,
+    );
+
+    // filter and pagination
+    const filter = `"${RUN_TAG}" in tags`;
+    const page1 = await c.ok('memo_list_memos', { filter, pageSize: 1 });
+    assert.equal(page1.memos?.length, 1, `first page: ${JSON.stringify(page1)}`);
+    assert.ok(page1.nextPageToken, 'first page has a nextPageToken');
+    const page2 = await c.ok('memo_list_memos', { filter, pageSize: 1, pageToken: page1.nextPageToken });
+    assert.equal(page2.memos?.length, 1, `second page: ${JSON.stringify(page2)}`);
+    assert.deepEqual(new Set([page1.memos[0].name, page2.memos[0].name]), new Set([a, b]), 'the two pages hold both memos');
+
+    // attachments, created from base64 content; Memos v0.30.0 sends
+    // "motionMedia": null on each
+    const text = 'hello from the tool tests';
+    const att = await c.ok('attachment_create_attachment', {
+      body: { filename: 'hello.txt', type: 'text/plain', content: Buffer.from(text).toString('base64') },
+    });
+    assert.match(att.name ?? '', /^attachments\/./, `created attachment ${JSON.stringify(att)}`);
+    assert.equal(att.size, String(Buffer.byteLength(text)), 'attachment size');
+    const withAtt = await createMemo(c, 'memo with an attachment', 'PRIVATE');
+    await c.ok('memo_set_memo_attachments', {
+      memo: withAtt, body: { attachments: [{ name: att.name, filename: 'hello.txt', type: 'text/plain' }] },
+    });
+    const onMemo = await c.ok('memo_list_memo_attachments', { memo: withAtt });
+    assert.equal(onMemo.attachments?.length, 1, `memo attachments: ${JSON.stringify(onMemo)}`);
+    assert.equal(onMemo.attachments[0].name, att.name, 'memo attachment name');
+    assert.equal((await c.ok('memo_get_memo', { memo: withAtt })).attachments?.[0]?.name, att.name, 'memo carries the attachment');
+    const all = await c.ok('attachment_list_attachments', { pageSize: 50 });
+    assert.ok((all.attachments ?? []).some((x) => x.name === att.name), `attachment ${att.name} not listed`);
+    const got = await c.ok('attachment_get_attachment', { attachment: bareID(att.name) });
+    assert.equal(got.filename, 'hello.txt', 'attachment filename');
+    assert.equal(got.memo, withAtt, 'attachment memo');
+    await c.ok('attachment_delete_attachment', { attachment: att.name });
+    assert.match(await c.fails('attachment_get_attachment', { attachment: att.name }), /^404 Not Found/, 'get of a deleted attachment');
+
+    // delete
+    await c.ok('memo_delete_memo', { memo: b });
+    assert.match(await c.fails('memo_get_memo', { memo: b }), /^404 Not Found/, 'get of a deleted memo');
+
+    const missing = ctx.tools.map((t) => t.name).filter((n) => !c.succeeded.has(n));
+    assert.deepEqual(missing, [], 'tools never called successfully');
+    console.log(`  ${c.succeeded.size} tools called successfully, every result validated by the SDK`);
+  },
+
+  // Memos' refusals come back as tool errors: "<code> <reason>: <message>".
+  'tool-errors': async (ctx) => {
+    await listed(ctx);
+    const c = toolCaller(ctx);
+    assert.equal(await c.fails('memo_get_memo', { memo: 'memos/doesnotexist' }), '404 Not Found: memo not found', 'unknown memo');
+
+    const bad = await connect(ctx.url, 'memos_pat_not-a-real-token');
+    try {
+      const badCtx = Object.assign(bad, { url: ctx.url, tools: [] });
+      await listed(badCtx);
+      const msg = await toolCaller(badCtx).fails('auth_get_current_user');
+      assert.equal(msg, '401 Unauthorized: authentication required', 'bad token');
+    } finally {
+      await bad.client.close();
+    }
+  },
 };
 
 function usage(message) {
@@ -60,18 +280,14 @@ async function main() {
   }
   const selected = names.length > 0 ? names : Object.keys(scenarios);
 
-  const transport = new StreamableHTTPClientTransport(new URL(url), {
-    requestInit: { headers: { Authorization: `Bearer ${token}` } },
-  });
-  const client = new Client({ name: 'memos-mcp-edge-e2e-ts', version: '0.0.0' });
-  // connect runs initialize and notifications/initialized, then opens the
-  // optional GET stream (a 405 is accepted).
-  await client.connect(transport);
+  const conn = await connect(url, token);
+  const { client, transport } = conn;
   const server = client.getServerVersion();
   console.log(`connected to ${server?.name} ${server?.version}`);
   console.log(`negotiated protocol version: ${transport.protocolVersion}`);
 
-  const ctx = { client, transport, tools: [] };
+  // The context is the connection itself, so ctx.lastBody stays current.
+  const ctx = Object.assign(conn, { url, tools: [] });
   let failed = 0;
   try {
     for (const name of selected) {
@@ -88,6 +304,27 @@ async function main() {
   }
   console.log(`${selected.length - failed} of ${selected.length} scenarios passed`);
   return failed === 0 ? 0 : 1;
+}
+
+// connect opens an SDK client to url with a bearer token. The returned
+// object's lastBody is the raw text of the last JSON answer.
+async function connect(url, token) {
+  const conn = { lastBody: undefined };
+  conn.transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    fetch: async (input, init) => {
+      const res = await fetch(input, init);
+      if ((res.headers.get('content-type') ?? '').startsWith('application/json')) {
+        conn.lastBody = await res.clone().text();
+      }
+      return res;
+    },
+  });
+  conn.client = new Client({ name: 'memos-mcp-edge-e2e-ts', version: '0.0.0' });
+  // connect runs initialize and notifications/initialized, then opens the
+  // optional GET stream (a 405 is accepted).
+  await conn.client.connect(conn.transport);
+  return conn;
 }
 
 // describe keeps what helps find the cause: zod's issue list, an McpError's

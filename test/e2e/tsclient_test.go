@@ -10,10 +10,15 @@ import (
 )
 
 // The official TypeScript SDK client (test/clients/ts-client.mjs) connects
-// with a bearer token and lists the tools; the SDK's zod schemas validate
-// every tool, and the script checks the names against the registry.
+// with a bearer token and runs every scenario of the script against the shared
+// Worker and the real Memos: list-tools (the SDK's zod schemas validate every
+// tool; the names are checked against the registry), tools (the successful
+// calls of tools_test.go, all 20 tools, each structuredContent validated by
+// the SDK against the tool's outputSchema, since listTools ran first on that
+// client) and tool-errors (a bad token, an unknown memo). Any SDK validation
+// error fails its scenario and makes the script exit non-zero.
 func TestTSSDKClient(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	run := runNode(t, ctx, root, []string{
 		"MCP_URL=" + worker.URL + "/mcp",
@@ -30,7 +35,9 @@ func TestTSSDKClient(t *testing.T) {
 	if want := "negotiated protocol version: 2025-11-25\n"; !strings.Contains(out, want) {
 		t.Errorf("output lacks %q", want)
 	}
-	if !strings.Contains(out, "ok   list-tools\n") {
-		t.Errorf("the list-tools scenario did not run")
+	for _, scenario := range []string{"list-tools", "tools", "tool-errors"} {
+		if !strings.Contains(out, "ok   "+scenario+"\n") {
+			t.Errorf("the %s scenario did not pass", scenario)
+		}
 	}
 }
