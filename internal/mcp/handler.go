@@ -10,6 +10,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/accesslog"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/jsonrpc"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 	"github.com/tidwall/gjson"
@@ -71,6 +72,7 @@ func NewHandler(opts Options) *Handler {
 
 // call is one JSON-RPC request being served, with what its era decided.
 type call struct {
+	log     *accesslog.Entry
 	msg     jsonrpc.Message
 	req     *web.Request
 	version string // protocol version the request is served under
@@ -98,6 +100,7 @@ func (h *Handler) Serve(ctx context.Context, req *web.Request) *web.Response {
 		return refusal
 	}
 	if !utf8.Valid(req.Body) || !gjson.ValidBytes(req.Body) {
+		accesslog.From(ctx).SetOutcome(accesslog.ProtocolError)
 		return jsonResponse(400, header, jsonrpc.ErrorResponse(nil, &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "parse error: the body is not valid JSON (UTF-8)"}))
 	}
 	body := gjson.ParseBytes(req.Body)
@@ -108,6 +111,7 @@ func (h *Handler) Serve(ctx context.Context, req *web.Request) *web.Response {
 		r = h.serveOne(ctx, req, body, false)
 	}
 	if r.body == nil {
+		accesslog.From(ctx).SetOutcome(accesslog.Notification)
 		return &web.Response{Status: 202, Header: header}
 	}
 	return jsonResponse(r.status, header, r.body)
@@ -148,7 +152,7 @@ func (h *Handler) serveOne(ctx context.Context, req *web.Request, raw gjson.Resu
 	if rpcErr != nil {
 		return reply{400, jsonrpc.ErrorResponse(id, rpcErr)}
 	}
-	c := &call{msg: msg, req: req}
+	c := &call{log: accesslog.From(ctx), msg: msg, req: req}
 	defer func() {
 		// A bug below must cost one answer, never the Go instance that
 		// serves every request of the isolate.
@@ -178,6 +182,7 @@ func (h *Handler) serveOne(ctx context.Context, req *web.Request, raw gjson.Resu
 				Message: "unsupported MCP-Protocol-Version " + quote(c.version) + "; supported: " + strings.Join(supportedVersions, ", ")})
 		}
 	}
+	c.log.SetCall(c.version, msg.Method)
 	return h.dispatch(ctx, c)
 }
 
@@ -226,6 +231,8 @@ func (h *Handler) checkModern(c *call, meta gjson.Result, headerVersion string) 
 // (SDK clients treat any other status as a transport failure) unless the
 // transport itself is at fault; 2026-07-28 errors keep their status.
 func (h *Handler) fail(c *call, status int, e *jsonrpc.Error) reply {
+	c.log.SetCall(c.version, c.msg.Method)
+	c.log.SetOutcome(accesslog.ProtocolError)
 	if c.msg.IsNotification() && status < 400 {
 		return reply{}
 	}

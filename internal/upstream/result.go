@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/accesslog"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 	"github.com/tidwall/gjson"
@@ -26,21 +27,26 @@ func (c *Client) send(ctx context.Context, t *registry.Tool, req *web.Request) [
 		callCtx, cancel = context.WithTimeout(ctx, c.cfg.Timeout)
 		defer cancel()
 	}
+	entry := accesslog.From(ctx)
 	resp, err := c.doer.Do(callCtx, req)
 	if err != nil {
+		entry.SetOutcome(accesslog.ToolError)
 		// The error may quote the URL, whose path carries argument values:
 		// the log gets the route template instead.
 		detail := strings.ReplaceAll(err.Error(), req.URL, c.endpoint(t.Path))
 		log.Printf("tool %s: %s %s: %s", t.Name, t.Method, t.Path, detail)
 		return errorResult(c.failure(ctx, callCtx, err))
 	}
+	entry.SetUpstream(resp.Status)
 	if resp.Status < 200 || resp.Status > 299 {
+		entry.SetOutcome(accesslog.ToolError)
 		msg, detail := c.refusal(resp)
 		log.Printf("tool %s: %s %s: HTTP %d: %s", t.Name, t.Method, t.Path, resp.Status, detail)
 		return errorResult(msg)
 	}
 	obj, ok := normalize(resp.Body)
 	if !ok {
+		entry.SetOutcome(accesslog.ToolError)
 		msg, detail := c.notJSON(resp)
 		log.Printf("tool %s: %s %s: HTTP %d: %s", t.Name, t.Method, t.Path, resp.Status, detail)
 		return errorResult(msg)

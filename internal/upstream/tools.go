@@ -8,6 +8,7 @@ import (
 	"log"
 	"sync"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/accesslog"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
@@ -119,8 +120,11 @@ func (c *Client) Call(ctx context.Context, name string, args gjson.Result, autho
 	if !ok {
 		return nil, false
 	}
+	entry := accesslog.From(ctx)
+	entry.SetTool(name)
 	req, err := c.request(t, args, authorization)
 	if err != nil {
+		entry.SetOutcome(accesslog.ToolError)
 		return errorResult(err.Error()), true
 	}
 	return c.send(ctx, t.def, req), true
