@@ -19,6 +19,7 @@ type Status struct {
 	HTTPStatus   int
 	MemosVersion string // as the instance reports it ("dev" for source builds)
 	Problem      string // what is wrong, for the operator; empty when healthy
+	Warning      string // a version mismatch with the registry; empty when none
 }
 
 // Probe reads the instance's public profile, without any token (but with
@@ -45,6 +46,8 @@ func (c *Client) Probe(ctx context.Context) Status {
 		s.Problem, detail = c.notJSON(resp)
 	default:
 		s.MemosVersion = gjson.GetBytes(resp.Body, "version").String()
+		s.Warning = VersionWarning(s.MemosVersion)
+		c.version.note(s.MemosVersion)
 	}
 	if detail != "" {
 		log.Printf("health check: GET %s: HTTP %d: %s", profilePath, resp.Status, detail)

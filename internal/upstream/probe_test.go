@@ -33,7 +33,7 @@ func TestProbeProblems(t *testing.T) {
 			want: "the Memos instance cannot be reached: check that it is up and that MEMOS_URL (or MEMOS_SERVICE) points at it"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := New(testConfig(), &fakeDoer{resp: tc.resp, err: tc.err}).Probe(t.Context())
+			s := New(testConfig(), &fakeDoer{resp: tc.resp, err: tc.err, probes: true}).Probe(t.Context())
 			if s.Reachable != tc.reachable || !strings.Contains(s.Problem, tc.want) || s.MemosVersion != "" {
 				t.Errorf("status %+v, want reachable=%t and a problem containing %q", s, tc.reachable, tc.want)
 			}

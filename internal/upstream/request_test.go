@@ -324,7 +324,7 @@ func FuzzPathArguments(f *testing.F) {
 func TestProbeHeaders(t *testing.T) {
 	cfg := testConfig()
 	cfg.AccessClientID, cfg.AccessClientSecret = "id.access", "shh"
-	doer := &fakeDoer{resp: &web.Response{Status: 200, Header: web.Header{"content-type": "application/json"}, Body: []byte(`{"version":"dev"}`)}}
+	doer := &fakeDoer{probes: true, resp: &web.Response{Status: 200, Header: web.Header{"content-type": "application/json"}, Body: []byte(`{"version":"dev"}`)}}
 	if s := New(cfg, doer).Probe(t.Context()); s.Problem != "" || s.MemosVersion != "dev" {
 		t.Errorf("status %+v", s)
 	}

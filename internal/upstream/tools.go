@@ -18,10 +18,11 @@ import (
 
 // Client serves the registry's tools, calling Memos through a web.Doer.
 type Client struct {
-	cfg   config.Config
-	doer  web.Doer
-	base  string // MEMOS_URL, or a placeholder host behind a service binding
-	tools map[string]*tool
+	cfg     config.Config
+	doer    web.Doer
+	base    string // MEMOS_URL, or a placeholder host behind a service binding
+	tools   map[string]*tool
+	version versionCache
 }
 
 // New returns a Client for cfg, sending requests through doer.
@@ -127,6 +128,9 @@ func (c *Client) Call(ctx context.Context, name string, args gjson.Result, autho
 		entry.SetOutcome(accesslog.ToolError)
 		return errorResult(err.Error()), true
 	}
+	var learning sync.WaitGroup
+	learning.Go(func() { c.learnVersion(ctx) })
+	defer learning.Wait() // within this request, so the runtime lets it finish
 	return c.send(ctx, t.def, req), true
 }
 

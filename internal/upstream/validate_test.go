@@ -22,9 +22,17 @@ type fakeDoer struct {
 	resp   *web.Response
 	err    error
 	answer func(ctx context.Context, req *web.Request) (*web.Response, error)
+	// probes makes the doer answer profile requests like any other; by
+	// default it answers them itself, unrecorded, as an instance of the
+	// registry's release, so that tool-call tests see only the tool's
+	// request (a tool call also learns the instance's version).
+	probes bool
 }
 
 func (f *fakeDoer) Do(ctx context.Context, req *web.Request) (*web.Response, error) {
+	if !f.probes && strings.HasSuffix(req.URL, profilePath) {
+		return &web.Response{Status: 200, Header: web.Header{"content-type": "application/json"}, Body: []byte(`{"version":"` + registry.MemosVersion() + `"}`)}, nil
+	}
 	f.mu.Lock()
 	f.reqs = append(f.reqs, req)
 	f.mu.Unlock()

@@ -1,0 +1,69 @@
+package upstream
+
+import (
+	"context"
+	"log"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
+)
+
+// versionTTL is how long a learnt instance version is trusted; an instance
+// is upgraded rarely, and relearning costs one extra request.
+const versionTTL = time.Hour
+
+// versionCache holds the release the instance reports, learnt lazily by the
+// first tool call (or health check) of an isolate.
+type versionCache struct {
+	mu     sync.Mutex
+	value  string
+	learnt time.Time
+	warned string // the version last warned about, so a mismatch is logged once
+}
+
+// stale reports whether the version should be (re)learnt now, and if so
+// marks it as being learnt so that concurrent calls do not all ask.
+func (v *versionCache) stale() bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if time.Since(v.learnt) < versionTTL {
+		return false
+	}
+	v.learnt = time.Now()
+	return true
+}
+
+// note records a version the instance reported and logs a mismatch with the
+// registry once.
+func (v *versionCache) note(version string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.value, v.learnt = version, time.Now()
+	if w := VersionWarning(version); w != "" && v.warned != version {
+		v.warned = version
+		log.Printf(`{"msg":"version mismatch","instance":%q,"registry":%q,"warning":%q}`, version, registry.MemosVersion(), w)
+	}
+}
+
+// learnVersion asks the instance for its version when the cache is stale.
+// It runs beside a tool call's own request, so it costs no latency.
+func (c *Client) learnVersion(ctx context.Context) {
+	if c.version.stale() {
+		c.Probe(ctx) // Probe notes the version
+	}
+}
+
+// VersionWarning says what is wrong when the instance runs another Memos
+// release than the registry was generated from; "" when they agree or the
+// instance does not say (source builds report "dev").
+func VersionWarning(instance string) string {
+	want := strings.TrimPrefix(registry.MemosVersion(), "v")
+	got := strings.TrimPrefix(instance, "v")
+	if got == "" || got == "dev" || got == want {
+		return ""
+	}
+	return "the instance runs Memos " + got + " but the tools were built for " + want +
+		": rebuild the Worker for that release (see the README, \"Another Memos release\")"
+}
