@@ -49,6 +49,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer memos.Stop()
+	installTokenScan()
 	worker, err = harness.StartWorker(ctx, harness.WorkerOptions{
 		Root: root, Dir: dir, Vars: map[string]string{"MEMOS_URL": memos.URL, "ALLOWED_HOSTS": "localhost,127.0.0.1,[::1]"},
 	})
@@ -58,6 +59,10 @@ func run(m *testing.M) int {
 	}
 	defer worker.Stop()
 	code := m.Run()
+	// Runs after the last test: the token must have shown up nowhere.
+	if checkTokenHygiene() != 0 {
+		code = 1
+	}
 	if code != 0 {
 		fmt.Fprintf(os.Stderr, "--- wrangler output:\n%s\n--- memos output:\n%s\n", worker.Log(), memos.Log())
 	}

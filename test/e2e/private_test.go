@@ -36,6 +36,7 @@ func startGateway(t *testing.T, opts harness.WorkerOptions) *harness.Worker {
 			t.Logf("wrangler output:\n%s", w.Log())
 		}
 		w.Stop()
+		keepLog("the gateway of "+t.Name(), w.Log())
 	})
 	return w
 }
