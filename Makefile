@@ -50,6 +50,11 @@ test: node_modules/.package-lock.json build memos ## run every test: unit, then 
 	$(MAKE) --no-print-directory fuzz FUZZTIME=3s
 	$(GO) test -tags e2e -count=1 -v ./test/e2e/
 
+.PHONY: soak
+SOAK_REQUESTS ?= 20000
+soak: node_modules/.package-lock.json build memos ## send SOAK_REQUESTS (20,000) mixed requests through one Worker isolate: no errors, no restart, bounded memory
+	SOAK_REQUESTS=$(SOAK_REQUESTS) $(GO) test -tags e2e -count=1 -run '^TestSoak$$' -v ./test/e2e/
+
 fuzz: generate ## run every fuzz target for FUZZTIME each (default 30s); failures land in testdata/fuzz
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; echo "fuzz $$name for $(FUZZTIME)"; \
