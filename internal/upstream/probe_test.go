@@ -20,11 +20,11 @@ func TestProbeProblems(t *testing.T) {
 		want      string
 	}{
 		{name: "Access login page", resp: &web.Response{Status: 200, Header: html, Body: []byte("<!doctype html><title>Sign in ・ Cloudflare Access</title>")}, reachable: true,
-			want: "200 OK from Cloudflare Access, not from Memos: create a service token, allow it with a Service Auth policy, and set the Worker secrets CF_ACCESS_CLIENT_ID and CF_ACCESS_CLIENT_SECRET"},
+			want: "Cloudflare Access answered instead of Memos: create a service token, allow it with a Service Auth policy, and set the Worker secrets CF_ACCESS_CLIENT_ID and CF_ACCESS_CLIENT_SECRET"},
 		{name: "some other HTML page", resp: &web.Response{Status: 200, Header: html, Body: []byte("<html>It works!</html>")}, reachable: true,
 			want: "check that MEMOS_URL is the base URL of the Memos instance"},
 		{name: "Access refusal", resp: &web.Response{Status: 403, Header: html, Body: []byte("<html>Forbidden</html>")}, reachable: true,
-			want: "403 Forbidden from Cloudflare Access"},
+			want: "403 Forbidden: Cloudflare Access answered instead of Memos"},
 		{name: "tunnel down", resp: &web.Response{Status: 530, Header: html, Body: []byte("<html>error 1033</html>")}, reachable: true,
 			want: "check that cloudflared is running"},
 		{name: "not Memos", resp: &web.Response{Status: 404, Header: web.Header{"content-type": "text/plain"}, Body: []byte("404 page not found")}, reachable: true,

@@ -99,8 +99,12 @@ func (c *Client) refusal(resp *web.Response) (msg, detail string) {
 
 // notJSON explains an answer that is not Memos' JSON: a Cloudflare Access
 // page, a tunnel or proxy error page, or a web server that is not Memos.
+// A success status is not quoted: it would read as if something worked.
 func (c *Client) notJSON(resp *web.Response) (msg, detail string) {
 	head := statusLine(resp.Status)
+	if resp.Status/100 == 2 {
+		head = ""
+	}
 	ctype := resp.Header.Get("content-type")
 	detail = "answer is not JSON (content-type " + strconv.Quote(ctype) + ", " + strconv.Itoa(len(resp.Body)) + " bytes)"
 	html := strings.Contains(ctype, "html") || bytes.HasPrefix(bytes.TrimSpace(resp.Body), []byte("<"))
@@ -116,17 +120,25 @@ func (c *Client) notJSON(resp *web.Response) (msg, detail string) {
 	case resp.Status >= 500:
 		return head + " from the proxy or tunnel in front of Memos, not from Memos: check that Memos and its Cloudflare Tunnel (cloudflared) are running and that MEMOS_URL is right", detail
 	case html:
-		return head + ": the upstream answered with an HTML page instead of Memos' API: check that MEMOS_URL is the base URL of the Memos instance (without /api/v1) and, if Cloudflare Access protects it, set CF_ACCESS_CLIENT_ID and CF_ACCESS_CLIENT_SECRET", detail
+		return prefixed(head, "the upstream answered with an HTML page instead of Memos' API: check that MEMOS_URL is the base URL of the Memos instance (without /api/v1) and, if Cloudflare Access protects it, set CF_ACCESS_CLIENT_ID and CF_ACCESS_CLIENT_SECRET"), detail
 	}
-	return head + ": the upstream answered with something other than Memos' JSON: check that MEMOS_URL points at the Memos instance", detail
+	return prefixed(head, "the upstream answered with something other than Memos' JSON: check that MEMOS_URL points at the Memos instance"), detail
+}
+
+// prefixed puts an HTTP status line, when there is one, before msg.
+func prefixed(head, msg string) string {
+	if head == "" {
+		return msg
+	}
+	return head + ": " + msg
 }
 
 // accessProblem explains an answer of Cloudflare Access instead of Memos.
 func (c *Client) accessProblem(head string) string {
 	if c.cfg.AccessClientID != "" {
-		return head + " from Cloudflare Access: the configured service token (CF_ACCESS_CLIENT_ID, CF_ACCESS_CLIENT_SECRET) was not accepted: check that the Access application has a Service Auth policy that includes it"
+		return prefixed(head, "Cloudflare Access did not accept the configured service token (CF_ACCESS_CLIENT_ID, CF_ACCESS_CLIENT_SECRET): check that the Access application has a Service Auth policy that includes it")
 	}
-	return head + " from Cloudflare Access, not from Memos: create a service token, allow it with a Service Auth policy, and set the Worker secrets CF_ACCESS_CLIENT_ID and CF_ACCESS_CLIENT_SECRET"
+	return prefixed(head, "Cloudflare Access answered instead of Memos: create a service token, allow it with a Service Auth policy, and set the Worker secrets CF_ACCESS_CLIENT_ID and CF_ACCESS_CLIENT_SECRET")
 }
 
 // isAccessLogin reports whether a redirect goes to a Cloudflare Access login.

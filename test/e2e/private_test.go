@@ -159,9 +159,9 @@ func TestAccessProtectedInstance(t *testing.T) {
 	}{
 		{name: "service token set", vars: map[string]string{"CF_ACCESS_CLIENT_ID": id, "CF_ACCESS_CLIENT_SECRET": secret}},
 		{name: "no service token", vars: map[string]string{},
-			problem: "200 OK from Cloudflare Access, not from Memos: create a service token, allow it with a Service Auth policy, and set the Worker secrets CF_ACCESS_CLIENT_ID and CF_ACCESS_CLIENT_SECRET"},
+			problem: "Cloudflare Access answered instead of Memos: create a service token, allow it with a Service Auth policy, and set the Worker secrets CF_ACCESS_CLIENT_ID and CF_ACCESS_CLIENT_SECRET"},
 		{name: "wrong secret", vars: map[string]string{"CF_ACCESS_CLIENT_ID": id, "CF_ACCESS_CLIENT_SECRET": "wrong"},
-			problem: "403 Forbidden from Cloudflare Access: the configured service token (CF_ACCESS_CLIENT_ID, CF_ACCESS_CLIENT_SECRET) was not accepted: check that the Access application has a Service Auth policy that includes it"},
+			problem: "403 Forbidden: Cloudflare Access did not accept the configured service token (CF_ACCESS_CLIENT_ID, CF_ACCESS_CLIENT_SECRET): check that the Access application has a Service Auth policy that includes it"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.vars["MEMOS_URL"] = standIn
