@@ -21,8 +21,14 @@ FUZZTIME ?= 30s
 help: ## list the targets
 	@awk -F ':.*## ' '/^[a-z-]+:.*## / { printf "  %-10s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
 
-generate: ## compile the tool registry from the Memos OpenAPI document and spec/curation.json
-	$(GO) run ./internal/registry/generate -curation spec/curation.json -o internal/registry/tools_gen.go
+# Another Memos release: SPEC is its OpenAPI document (proto/gen/openapi.yaml of
+# that release) and SPEC_VERSION its version, e.g. SPEC=openapi.yaml SPEC_VERSION=v0.31.0.
+SPEC ?=
+SPEC_VERSION ?=
+
+generate: ## compile the tool registry from the Memos OpenAPI document (the pinned module's, or SPEC) and spec/curation.json
+	$(GO) run ./internal/registry/generate -curation spec/curation.json -o internal/registry/tools_gen.go \
+		$(if $(SPEC),-spec $(SPEC) -memos-version $(SPEC_VERSION))
 
 build: generate ## build the Worker into build/ (runtime assets, entry module, wasm)
 	$(GO) tool workers-assets-gen -mode=go -o build

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	memosproto "github.com/usememos/memos/proto"
 	"os"
 	"path/filepath"
 	"strings"
@@ -295,5 +296,21 @@ func TestReferenceCycle(t *testing.T) {
 				t.Errorf("got  %s\nwant %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// Building for another release takes its document from a file: the pinned
+// document given that way generates the same registry, and a file without
+// its version is refused.
+func TestSpecFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "openapi.yaml")
+	if err := os.WriteFile(path, memosproto.OpenAPIYAML(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(path, pinnedVersion(), "../../../spec/curation.json", "../tools_gen.go", true); err != nil {
+		t.Errorf("the pinned document from a file: %v", err)
+	}
+	if err := run(path, "", "../../../spec/curation.json", filepath.Join(t.TempDir(), "out.go"), false); err == nil || !strings.Contains(err.Error(), "-spec needs -memos-version") {
+		t.Errorf("a file without its version: %v", err)
 	}
 }
