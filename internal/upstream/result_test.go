@@ -327,8 +327,8 @@ func FuzzNormalize(f *testing.F) {
 		if !ok {
 			return
 		}
-		if !gjson.ValidBytes(got) {
-			t.Fatalf("normalize(%q) = %q, not JSON", body, got)
+		if !gjson.ValidBytes(got) || !gjson.ParseBytes(got).IsObject() {
+			t.Fatalf("normalize(%q) = %q, not a JSON object", body, got)
 		}
 		trimmed := bytes.TrimSpace(body)
 		if len(trimmed) == 0 || string(trimmed) == "null" {
