@@ -68,6 +68,10 @@ fuzz: generate ## run every fuzz target for FUZZTIME each (default 30s); failure
 		$(GO) test $$pkg -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) || exit 1; \
 	done
 
+.PHONY: bench
+bench: node_modules/.package-lock.json build memos ## measure the Worker against its baselines (loopback, a few minutes) and print the table
+	GO=$(GO) $(GO) run ./test/bench
+
 size: node_modules/.package-lock.json build ## report the upload size from wrangler deploy --dry-run
 	$(WRANGLER) deploy --dry-run --outdir build/dry-run
 

@@ -33,10 +33,11 @@ func main() {
 			Name: "memos-mcp-edge", Version: version, Tools: tools,
 			MaxBodyBytes: cfg.MaxBodyBytes, AllowedOrigins: cfg.AllowedOrigins, AllowedHosts: cfg.AllowedHosts,
 		}),
-		MemosVersion:  registry.MemosVersion(),
-		ToolCount:     len(registry.All()),
-		Probe:         tools.Probe,
-		StartupMillis: bridge.StartupMillis,
+		MemosVersion:    registry.MemosVersion(),
+		ToolCount:       len(registry.All()),
+		Probe:           tools.Probe,
+		StartupMillis:   bridge.StartupMillis,
+		WasmMemoryBytes: bridge.WasmMemoryBytes,
 	})
 	log.Fatal(bridge.Serve(h))
 }

@@ -14,8 +14,8 @@ import (
 )
 
 // runtimeContext is the object worker.mjs passes to the Go program: env,
-// ready, fetch and startupMs. syumai/workers' wasm_exec.js exposes it as the
-// global "context".
+// ready, fetch, startupMs and memoryBytes. syumai/workers' wasm_exec.js
+// exposes it as the global "context".
 var runtimeContext = js.Global().Get("context")
 
 // Getenv returns the Worker variable or secret called name, or "" when it is
@@ -50,6 +50,16 @@ func StartupMillis() float64 {
 		return 0
 	}
 	return v.Float()
+}
+
+// WasmMemoryBytes returns the size of the linear memory this Go program runs
+// in, as the entry module reads it from the instance.
+func WasmMemoryBytes() int64 {
+	v := runtimeContext.Call("memoryBytes")
+	if v.Type() != js.TypeNumber {
+		return 0
+	}
+	return int64(v.Float())
 }
 
 // Serve hands h to the entry module and never returns: the Go program stays

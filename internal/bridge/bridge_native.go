@@ -30,6 +30,9 @@ func HasBinding(string) bool { return false }
 // StartupMillis is 0 natively: there is no entry module measuring the start.
 func StartupMillis() float64 { return 0 }
 
+// WasmMemoryBytes is 0 natively: there is no linear memory.
+func WasmMemoryBytes() int64 { return 0 }
+
 // loopbackHosts are the host names a loopback listener answers to.
 var loopbackHosts = []string{"localhost", "127.0.0.1", "[::1]"}
 

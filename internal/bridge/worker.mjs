@@ -18,6 +18,7 @@ function startGo(env) {
     (mod) =>
       new Promise((resolve, reject) => {
         const go = new Go();
+        const instance = new WebAssembly.Instance(mod, go.importObject);
         const context = {
           env,
           startupMs: 0,
@@ -26,8 +27,11 @@ function startGo(env) {
             resolve(exports);
           },
           fetch: (...args) => upstreamFetch(env, ...args),
+          // The linear memory only grows; its size is the isolate's share
+          // of memory taken by Go, reported in /healthz.
+          memoryBytes: () => instance.exports.mem.buffer.byteLength,
         };
-        go.run(new WebAssembly.Instance(mod, go.importObject), context).finally(() => {
+        go.run(instance, context).finally(() => {
           // The Go program ended (it never should): fail what it owed and let
           // the next request start a fresh instance.
           goExports = undefined;

@@ -22,7 +22,8 @@ func newTestServer(mcp web.Handler, cfgErr error) *Server {
 		Probe: func(context.Context) upstream.Status {
 			return upstream.Status{Reachable: true, HTTPStatus: 200, MemosVersion: "dev"}
 		},
-		StartupMillis: func() float64 { return 12.5 },
+		StartupMillis:   func() float64 { return 12.5 },
+		WasmMemoryBytes: func() int64 { return 4 << 20 },
 	})
 }
 
@@ -78,6 +79,22 @@ func TestHealth(t *testing.T) {
 	}
 	if id := gjson.GetBytes(first.Body, "instance.id").String(); len(id) != 16 || id != body.Get("instance.id").String() {
 		t.Errorf("instance id %q changed or malformed: %s", id, second.Body)
+	}
+	mem := body.Get("instance.memory")
+	if mem.Get("wasmBytes").Int() != 4<<20 || mem.Get("heapAlloc").Int() <= 0 ||
+		mem.Get("heapSys").Int() < mem.Get("heapAlloc").Int() || mem.Get("sys").Int() < mem.Get("heapSys").Int() ||
+		!mem.Get("gcCycles").Exists() {
+		t.Errorf("instance.memory = %s", mem.Raw)
+	}
+}
+
+// Natively there is no linear memory: the Go heap is reported without it.
+func TestHealthMemoryNative(t *testing.T) {
+	s := newTestServer(okMCP, nil)
+	s.opts.WasmMemoryBytes = nil
+	mem := gjson.GetBytes(get(s, "http://h/healthz").Body, "instance.memory")
+	if mem.Get("wasmBytes").Exists() || mem.Get("heapAlloc").Int() <= 0 {
+		t.Errorf("instance.memory = %s", mem.Raw)
 	}
 }
 

@@ -1,0 +1,62 @@
+// Command bench is `make bench`. In one run it starts a fresh Memos (the
+// pinned release, bootstrapped as the end-to-end tests do), the gateway
+// under wrangler dev and trivial JavaScript Workers under the same runtime as
+// baselines, measures the gateway side by side with each baseline, and prints
+// one table: medians with p99, ratios, and the project's goals with the
+// figures that meet or miss them. Absolute times depend on the machine; the
+// ratios are what to compare.
+//
+// Everything runs on loopback and is bounded in count and time (a few
+// minutes on two cores). Row numbers follow the benchmark issue:
+//
+//  1. size: the wasm, raw and gzip; the `wrangler deploy --dry-run` upload
+//  2. cold start: a new wrangler dev to the first /mcp answer, and the Go
+//     instance's own start as the entry module measures it
+//  3. tools/list latency against a JavaScript Worker sending the same bytes
+//  4. tools/call memo_get_memo against a JavaScript Worker proxying the same
+//     Memos request; Memos' built-in /mcp and the direct REST call for reference
+//  5. throughput of 32 concurrent clients for 20 s
+//  6. Go CPU per request inside wasm (Node, fetch stubbed) and natively
+//  7. the instance's memory after warm-up and after 20,000 more requests
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+// Bounds of the run.
+const (
+	listRounds    = 2000 // row 3: requests per Worker
+	callRounds    = 1000 // row 4: requests per target
+	warmRounds    = 100
+	workerdStarts = 15 // row 2: new workerd per Worker
+	devStarts     = 5  // row 2: new wrangler dev per Worker
+	loadClients   = 32
+	loadDuration  = 20 * time.Second
+	memClients    = 8
+	memWarmup     = 1000
+	memRequests   = 20000
+	cpuIterations = 5000 // row 6: per request kind
+	seedMemos     = 12
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	r, err := run(ctx)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "make bench: %v\n", err)
+		os.Exit(1)
+	}
+	r.print(os.Stdout)
+}
+
+// progress tells the person waiting what is being measured.
+func progress(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
+}

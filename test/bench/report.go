@@ -1,0 +1,240 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+)
+
+// environment says where and with what a run was measured.
+type environment struct {
+	date, machine                 string
+	goVersion, node, wrangler, wd string
+	memos                         string
+}
+
+func describe(root string) environment {
+	e := environment{
+		date:      time.Now().UTC().Format("2006-01-02"),
+		machine:   fmt.Sprintf("%s, %d cores, %s/%s", cpuModel(), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH),
+		goVersion: runtime.Version(),
+		memos:     strings.TrimPrefix(filepath.Base(os.Getenv("MEMOS_BIN")), "memos-"),
+	}
+	if b, err := os.ReadFile(filepath.Join(root, "node_modules", "wrangler", "package.json")); err == nil {
+		e.wrangler = gjson.GetBytes(b, "version").String()
+	}
+	bin := filepath.Join(root, "node_modules", ".bin")
+	if out, err := exec.Command(filepath.Join(bin, "node"), "--version").Output(); err == nil {
+		e.node = strings.TrimSpace(string(out))
+	}
+	if out, err := exec.Command(filepath.Join(bin, "workerd"), "--version").Output(); err == nil {
+		e.wd = strings.TrimSpace(string(out))
+	}
+	return e
+}
+
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return "unknown CPU"
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown CPU"
+}
+
+// goal is one of the project's performance goals with its measured figure.
+type goal struct {
+	what, figure string
+	met          bool
+	measured     bool // false when the figure could not be measured in this build
+}
+
+func (r *results) goals() []goal {
+	const mbGoal = 1.8e6
+	gs := []goal{
+		{what: "gzip ≤ 1.8 MB", measured: true, met: r.uploadGz <= mbGoal && r.wasm.gzip <= mbGoal,
+			figure: fmt.Sprintf("upload %s, wasm gzip -9 %s", mb(r.uploadGz), mb(r.wasm.gzip))},
+		{what: "tools/list payload ≤ 50% of Memos' built-in", measured: true,
+			met:    float64(r.listBytes) <= 0.5*float64(r.builtinN),
+			figure: fmt.Sprintf("%s vs %s = %.1f%%", kb(int64(r.listBytes)), kb(int64(r.builtinN)), 100*float64(r.listBytes)/float64(r.builtinN))},
+		{what: "Go instance start ≤ 50 ms", measured: true, met: r.goStart.p50() <= 50*time.Millisecond,
+			figure: fmt.Sprintf("median %s over %d new isolates", ms(r.goStart.p50()), len(r.goStart))},
+	}
+	cold := func(name string, g, js sample) goal {
+		return goal{what: "cold start to first answer ≤ 2× the JavaScript Worker's, " + name, measured: true,
+			met:    float64(g.p50()) <= 2*float64(js.p50()),
+			figure: fmt.Sprintf("%s vs %s = %s", ms(g.p50()), ms(js.p50()), ratio(float64(g.p50()), float64(js.p50())))}
+	}
+	gs = append(gs, cold("wrangler dev", r.devGo, r.devJS), cold("workerd alone", r.coldGo, r.coldJS))
+	for rt, name := range runtimeName {
+		gs = append(gs, goal{what: "tools/list p50 ≤ 1.25× the JavaScript floor's, " + name, measured: true,
+			met:    float64(r.list[rt].p50()) <= 1.25*float64(r.listFloor[rt].p50()),
+			figure: fmt.Sprintf("%s vs %s = %s", ms(r.list[rt].p50()), ms(r.listFloor[rt].p50()), ratio(float64(r.list[rt].p50()), float64(r.listFloor[rt].p50())))})
+	}
+	for rt, name := range runtimeName {
+		g := goal{what: "tools/call p50 ≤ 1.25× the JavaScript proxy's, " + name, measured: r.callWorks, figure: "not measured: " + r.callProblem}
+		if r.callWorks {
+			g.met = float64(r.getMemo[rt].p50()) <= 1.25*float64(r.proxy[rt].p50())
+			g.figure = fmt.Sprintf("%s vs %s = %s", ms(r.getMemo[rt].p50()), ms(r.proxy[rt].p50()), ratio(float64(r.getMemo[rt].p50()), float64(r.proxy[rt].p50())))
+		}
+		gs = append(gs, g)
+	}
+	cpu := goal{what: "Go CPU per tools/call ≤ 0.5 ms in wasm", measured: r.callWorks}
+	if r.callWorks {
+		us := r.cpu.Methods["tools_call"].CPUUs
+		cpu.met = us <= 500
+		cpu.figure = fmt.Sprintf("%.0f µs", us)
+	} else {
+		cpu.figure = "not measured: tools/call does not work in this build"
+	}
+	growth := float64(r.memAfter.wasmBytes)/float64(r.memWarm.wasmBytes) - 1
+	return append(gs, cpu,
+		goal{what: "zero errors at 32 concurrent clients", measured: true, met: r.throughput.errors == 0,
+			figure: fmt.Sprintf("%d errors in %d requests (%s)", r.throughput.errors, r.throughput.requests, r.mixName)},
+		goal{what: "memory after 20,000 requests within +10% of after warm-up", measured: r.memWarm.reportedOK,
+			met: r.memWarm.reportedOK && growth <= 0.10,
+			figure: fmt.Sprintf("wasm memory %s → %s (%+.1f%%); Go HeapSys %s → %s", mb(r.memWarm.wasmBytes), mb(r.memAfter.wasmBytes), 100*growth,
+				mb(r.memWarm.heapSys), mb(r.memAfter.heapSys))},
+	)
+}
+
+func (r *results) rows() [][]string {
+	t := [][]string{{"#", "measure", "memos-mcp-edge", "baseline", "ratio"}}
+	add := func(cells ...string) { t = append(t, cells) }
+	p50 := func(s sample) float64 { return float64(s.p50()) }
+
+	add("1", "wasm size, raw / gzip -9", mb(r.wasm.raw)+" / "+mb(r.wasm.gzip),
+		"empty Go program: "+mb(r.emptyGo.raw)+" / "+mb(r.emptyGo.gzip), ratio(float64(r.wasm.gzip), float64(r.emptyGo.gzip))+" (gzip)")
+	add("1", "upload, `wrangler deploy --dry-run`, total / gzip", mb(r.upload)+" / "+mb(r.uploadGz),
+		"JavaScript Worker: "+kb(r.floorUp)+" / "+kb(r.floorUpGz), "")
+	add("2", "cold start: new workerd with the deploy bundle → first /mcp answer", r.coldGo.String(),
+		"JavaScript Worker: "+r.coldJS.String(), ratio(p50(r.coldGo), p50(r.coldJS)))
+	add("2", "… of which: first accepted request → its answer", r.firstGo.String(), "JavaScript Worker: "+r.firstJS.String(), ratio(p50(r.firstGo), p50(r.firstJS)))
+	add("2", "cold start: new `wrangler dev` → first /mcp answer", r.devGo.String(),
+		"JavaScript Worker: "+r.devJS.String(), ratio(p50(r.devGo), p50(r.devJS)))
+	add("2", "Go instance start (instantiate + init until ready), in the entry module", r.goStart.String(),
+		fmt.Sprintf("same wasm under Node, one start: %.1f ms (+ %.1f ms compile)", r.cpu.StartMs, r.cpu.CompileMs), "")
+	add("3", "tools/list payload", kb(int64(r.listBytes)), "Memos' built-in /mcp: "+kb(int64(r.builtinN)), ratio(float64(r.listBytes), float64(r.builtinN)))
+	for rt, name := range runtimeName {
+		add("3", "tools/list latency, "+name, r.list[rt].String(), "JavaScript Worker, same bytes: "+r.listFloor[rt].String(),
+			ratio(p50(r.list[rt].sample), p50(r.listFloor[rt].sample)))
+	}
+	for rt, name := range runtimeName {
+		gw, rat := "not measured: "+r.callProblem, ""
+		if r.callWorks {
+			gw, rat = r.getMemo[rt].String(), ratio(p50(r.getMemo[rt].sample), p50(r.proxy[rt].sample))
+		}
+		add("4", "tools/call memo_get_memo latency, "+name, gw, "JavaScript proxy Worker: "+r.proxy[rt].String(), rat)
+	}
+	vs := func(l latency) string {
+		if !r.callWorks {
+			return ""
+		}
+		return ratio(p50(r.getMemo[dev].sample), p50(l.sample))
+	}
+	add("4", "… Memos' built-in /mcp, same call (not gated; ratio to wrangler dev)", "", r.builtin.String(), vs(r.builtin))
+	add("4", "… REST GET /api/v1/memos/{id} (not gated; ratio to wrangler dev)", "", r.rest.String(), vs(r.rest))
+	th := r.throughput
+	add("5", fmt.Sprintf("throughput, %d clients × %s (%s)", th.clients, loadDuration, r.mixName),
+		fmt.Sprintf("%.0f req/s, %s, %d errors", th.perSecond(), th.latency.String(), th.errors), "", "")
+	for _, m := range cpuMethods {
+		w, n := r.cpu.Methods[m], r.native[m]
+		note := ""
+		if w.IsError {
+			note = " (tool error path)"
+		}
+		add("6", "Go CPU per "+strings.ReplaceAll(m, "_", "/")+note+", wasm under Node, fetch stubbed",
+			fmt.Sprintf("%.0f µs CPU (%.0f µs wall)", w.CPUUs, w.WallUs),
+			fmt.Sprintf("native: %.1f µs, %.0f B, %.0f allocs per op", n.nsPerOp/1e3, n.bytesPerOp, n.allocsPerOp),
+			ratio(w.CPUUs*1e3, n.nsPerOp))
+	}
+	growth := func(a, b int64) string { return fmt.Sprintf("%+.1f%%", 100*(float64(b)/float64(a)-1)) }
+	add("7", fmt.Sprintf("wasm memory, after warm-up → after %d requests", r.memLoad.requests),
+		mb(r.memWarm.wasmBytes)+" → "+mb(r.memAfter.wasmBytes), "", growth(r.memWarm.wasmBytes, r.memAfter.wasmBytes))
+	add("7", "Go heap allocated, garbage included (HeapAlloc), same points", mb(r.memWarm.heapAlloc)+" → "+mb(r.memAfter.heapAlloc),
+		fmt.Sprintf("%d GC cycles between", r.memAfter.gcCycles-r.memWarm.gcCycles), growth(r.memWarm.heapAlloc, r.memAfter.heapAlloc))
+	add("7", "Go heap obtained from the runtime (HeapSys), same points", mb(r.memWarm.heapSys)+" → "+mb(r.memAfter.heapSys),
+		"", growth(r.memWarm.heapSys, r.memAfter.heapSys))
+	return t
+}
+
+func (r *results) print(w io.Writer) {
+	e := r.env
+	fmt.Fprintf(w, "\nmake bench, %s: %s; Go %s, Node %s, wrangler %s (%s), Memos %s; all on loopback.\n",
+		e.date, e.machine, e.goVersion, e.node, e.wrangler, e.wd, e.memos)
+	fmt.Fprintln(w, "Latencies: median (p99, sample size) over keep-alive connections, each row interleaved with its baseline.")
+	fmt.Fprintln(w)
+	writeTable(w, r.rows())
+	fmt.Fprintln(w)
+	gt := [][]string{{"goal", "measured", "met"}}
+	for _, g := range r.goals() {
+		met := "missed"
+		switch {
+		case !g.measured:
+			met = "not measured"
+		case g.met:
+			met = "met"
+		}
+		gt = append(gt, []string{g.what, g.figure, met})
+	}
+	writeTable(w, gt)
+	if r.memLoad.errors > 0 || r.throughput.errors > 0 {
+		fmt.Fprintf(w, "\nfirst load error: %v\n", firstNonNil(r.throughput.firstErr, r.memLoad.firstErr))
+	}
+	for _, l := range []latency{r.list[0], r.list[1], r.listFloor[0], r.listFloor[1], r.getMemo[0], r.getMemo[1], r.proxy[0], r.proxy[1], r.builtin, r.rest} {
+		if l.firstErr != nil {
+			fmt.Fprintf(w, "latency error: %v\n", l.firstErr)
+		}
+	}
+}
+
+func firstNonNil(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// writeTable prints a Markdown table with padded columns.
+func writeTable(w io.Writer, rows [][]string) {
+	width := make([]int, len(rows[0]))
+	for _, row := range rows {
+		for i, c := range row {
+			width[i] = max(width[i], utf8.RuneCountInString(c))
+		}
+	}
+	line := func(row []string) {
+		var b strings.Builder
+		b.WriteString("|")
+		for i, c := range row {
+			b.WriteString(" " + c + strings.Repeat(" ", width[i]-utf8.RuneCountInString(c)) + " |")
+		}
+		fmt.Fprintln(w, b.String())
+	}
+	line(rows[0])
+	sep := make([]string, len(width))
+	for i, n := range width {
+		sep[i] = strings.Repeat("-", n)
+	}
+	line(sep)
+	for _, row := range rows[1:] {
+		line(row)
+	}
+}

@@ -1,0 +1,372 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/test/harness"
+)
+
+// results is everything one run measured.
+type results struct {
+	env environment
+
+	wasm, emptyGo       wasmSize
+	upload, uploadGz    int64  // the gateway, wrangler deploy --dry-run
+	floorUp, floorUpGz  int64  // the JavaScript floor Worker, same
+	coldGo, coldJS      sample // new workerd → first /mcp answer
+	firstGo, firstJS    sample // the request that got the first answer
+	devGo, devJS        sample // new wrangler dev → first /mcp answer
+	devFirstGo          sample
+	devFirstJS          sample
+	goStart             sample // startupMs of each new isolate
+	listBytes, builtinN int
+	list, listFloor     [2]latency // by runtime: dev, alone
+	callWorks           bool
+	callProblem         string
+	getMemo, proxy      [2]latency
+	builtin, rest       latency
+	mixName             string
+	memWarm, memAfter   instanceMemory
+	memLoad             load
+	throughput          load
+	cpu                 wasmCPU
+	native              map[string]nativeBench
+}
+
+// bench holds the parts of a run.
+type bench struct {
+	root, dir string
+	memos     *harness.Memos
+	memo      string // name of the memo that tools/call reads
+	memoJSON  []byte // Memos' answer for it
+	gateway   workerDir
+	vars      map[string]string
+}
+
+func run(ctx context.Context) (*results, error) {
+	root, err := harness.RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	bin, err := harness.MemosBinary()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "memos-mcp-edge-bench-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	compat, err := compatibilityDate(root)
+	if err != nil {
+		return nil, err
+	}
+	b := &bench{root: root, dir: dir}
+	if b.gateway, err = gatewayWorker(root, dir, compat); err != nil {
+		return nil, err
+	}
+	r := &results{env: describe(root)}
+
+	progress("starting Memos %s (fresh data folder)", r.env.memos)
+	if b.memos, err = harness.StartMemos(ctx, bin, dir); err != nil {
+		return nil, err
+	}
+	defer b.memos.Stop()
+	if err := b.seed(ctx); err != nil {
+		return nil, err
+	}
+	b.vars = map[string]string{"MEMOS_URL": b.memos.URL, "ALLOWED_HOSTS": "localhost,127.0.0.1,[::1]"}
+
+	floor, err := b.warmRows(ctx, r, compat)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.coldStarts(ctx, r, floor, compat); err != nil {
+		return nil, err
+	}
+
+	progress("row 6: Go CPU per request in wasm under Node (%d per kind), then natively (go test -bench)", cpuIterations)
+	if r.cpu, err = runWasmCPU(root, filepath.Dir(b.gateway.config), b.memoJSON, cpuIterations); err != nil {
+		return nil, err
+	}
+	if r.native, err = runNativeBench(root); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// seed creates memos through the API, so that reads and lists have data,
+// and keeps the first one for tools/call.
+func (b *bench) seed(ctx context.Context) error {
+	client := &http.Client{Timeout: 30 * time.Second}
+	header := http.Header{"Content-Type": {"application/json"}, "Authorization": {"Bearer " + b.memos.Token}}
+	for i := range seedMemos {
+		body := `{"content":"Bench memo ` + strconv.Itoa(i) + ` #bench\n\n- [ ] a task\n- [x] a done task","visibility":"PRIVATE"}`
+		status, answer, err := post(ctx, client, b.memos.URL+"/api/v1/memos", body, header)
+		if err != nil || status != 200 {
+			return fmt.Errorf("create memo: %d %v %.200s", status, err, answer)
+		}
+		if i == 0 {
+			b.memo = gjson.GetBytes(answer, "name").String()
+		}
+	}
+	status, answer, err := get(ctx, client, b.memos.URL+"/api/v1/"+b.memo, b.memos.Token)
+	if err != nil || status != 200 {
+		return fmt.Errorf("read memo %s: %d %v %.200s", b.memo, status, err, answer)
+	}
+	b.memoJSON = answer
+	return nil
+}
+
+// runtimes are the two ways each Worker runs in rows 3 and 4: under
+// `wrangler dev`, as the tests and `make dev` run it, and under workerd
+// alone on the deploy bundle, without wrangler's local proxy in front.
+const (
+	dev = iota
+	alone
+)
+
+var runtimeName = [...]string{dev: "wrangler dev", alone: "workerd alone"}
+
+// workers are the Workers of rows 3 and 4, under each runtime.
+type workers struct{ gateway, floor, proxy [2]*worker }
+
+func (ws *workers) stop() {
+	for _, w := range [][2]*worker{ws.gateway, ws.floor, ws.proxy} {
+		w[dev].stop()
+		w[alone].stop()
+	}
+}
+
+// warmRows measures on long-running Workers: the payload and rows 3, 4, 7
+// and 5, and the sizes of row 1 (whose deploy bundles workerd runs).
+func (b *bench) warmRows(ctx context.Context, r *results, compat string) (floor workerDir, err error) {
+	token := b.memos.Token
+	var ws workers
+	defer ws.stop()
+	progress("starting the gateway under wrangler dev")
+	if ws.gateway[dev], err = b.gateway.dev(b.root, b.vars); err != nil {
+		return floor, err
+	}
+	if _, _, err := ws.gateway[dev].waitReady(ctx, listBody, mcpHeaders(token)); err != nil {
+		return floor, err
+	}
+	gwURL := ws.gateway[dev].URL + "/mcp"
+	client := keepAlive(1)
+	status, payload, err := post(ctx, client, gwURL, listBody, mcpHeaders(token))
+	if err != nil || status != 200 {
+		return floor, fmt.Errorf("gateway tools/list: %d %v", status, err)
+	}
+	r.listBytes = len(payload)
+	status, builtin, err := post(ctx, client, b.memos.URL+"/mcp", listBody, mcpHeaders(token))
+	if err != nil || status != 200 || gjson.GetBytes(builtin, "result.tools.#").Int() == 0 {
+		return floor, fmt.Errorf("Memos' built-in tools/list: %d %v %.200s", status, err, builtin)
+	}
+	r.builtinN = len(builtin)
+	_, answer, err := post(ctx, client, gwURL, getMemoBody(b.memo), mcpHeaders(token))
+	if err == nil {
+		err = isMemo(b.memo)(answer)
+	}
+	r.callWorks = err == nil
+	if err != nil {
+		r.callProblem = err.Error()
+		progress("tools/call does not work in this build (%v): row 4 leaves the gateway out, the load mix is tools/list only", err)
+	}
+
+	if floor, err = baselineWorker(b.root, b.dir, compat, "floor", map[string][]byte{"payload.bin": payload}); err != nil {
+		return floor, err
+	}
+	proxy, err := baselineWorker(b.root, b.dir, compat, "proxy", nil)
+	if err != nil {
+		return floor, err
+	}
+	progress("row 1: sizes (wasm, empty Go program, wrangler deploy --dry-run)")
+	if err := b.sizes(r, floor, proxy); err != nil {
+		return floor, err
+	}
+
+	progress("starting the JavaScript baselines under wrangler dev, and all three under workerd alone")
+	memosVars := map[string]string{"MEMOS_URL": b.memos.URL}
+	starts := []struct {
+		w    **worker
+		dir  workerDir
+		vars map[string]string
+		body string
+	}{
+		{&ws.floor[dev], floor, nil, listBody},
+		{&ws.proxy[dev], proxy, memosVars, getMemoBody(b.memo)},
+		{&ws.gateway[alone], b.gateway, b.vars, listBody},
+		{&ws.floor[alone], floor, nil, listBody},
+		{&ws.proxy[alone], proxy, memosVars, getMemoBody(b.memo)},
+	}
+	for i, s := range starts {
+		if i < 2 {
+			*s.w, err = s.dir.dev(b.root, s.vars)
+		} else {
+			*s.w, err = s.dir.workerd(b.root, compat, s.vars)
+		}
+		if err != nil {
+			return floor, err
+		}
+	}
+	for _, s := range starts {
+		if _, _, err := (*s.w).waitReady(ctx, s.body, mcpHeaders(token)); err != nil {
+			return floor, err
+		}
+	}
+
+	progress("row 3: tools/list, gateway and JavaScript floor under both runtimes, interleaved (%d each)", listRounds)
+	var calls []*call
+	for rt := range runtimeName {
+		calls = append(calls,
+			mcpCall("gateway tools/list", ws.gateway[rt].URL+"/mcp", token, listBody, isResult),
+			mcpCall("floor", ws.floor[rt].URL+"/mcp", token, listBody, hasLength(len(payload))))
+	}
+	lat := interleave(ctx, listRounds, warmRounds, calls...)
+	for rt := range runtimeName {
+		r.list[rt], r.listFloor[rt] = lat[2*rt], lat[2*rt+1]
+	}
+
+	progress("row 4: tools/call memo_get_memo: gateway and JavaScript proxy under both runtimes, Memos' built-in /mcp, REST; interleaved (%d each)", callRounds)
+	calls = []*call{
+		mcpCall("built-in /mcp", b.memos.URL+"/mcp", token, getMemoBody(b.memo), isMemo(b.memo)),
+		{name: "REST", client: keepAlive(1), check: isMemoJSON(b.memo),
+			send: func(ctx context.Context, c *http.Client) (int, []byte, error) {
+				return get(ctx, c, b.memos.URL+"/api/v1/"+b.memo, token)
+			}},
+	}
+	for rt := range runtimeName {
+		calls = append(calls, mcpCall("proxy", ws.proxy[rt].URL+"/mcp", token, getMemoBody(b.memo), isMemoJSON(b.memo)))
+		if r.callWorks {
+			calls = append(calls, mcpCall("gateway tools/call", ws.gateway[rt].URL+"/mcp", token, getMemoBody(b.memo), isMemo(b.memo)))
+		}
+	}
+	lat = interleave(ctx, callRounds, warmRounds, calls...)
+	r.builtin, r.rest, lat = lat[0], lat[1], lat[2:]
+	for rt := range runtimeName {
+		r.proxy[rt], lat = lat[0], lat[1:]
+		if r.callWorks {
+			r.getMemo[rt], lat = lat[0], lat[1:]
+		}
+	}
+	for _, w := range [][2]*worker{ws.floor, ws.proxy} {
+		w[dev].stop()
+		w[alone].stop()
+	}
+	ws.gateway[alone].stop()
+
+	mix := []*call{mcpCall("tools/list", gwURL, token, listBody, isResult)}
+	r.mixName = "tools/list only (tools/call not available)"
+	if r.callWorks {
+		mix = []*call{
+			mcpCall("initialize", gwURL, token, initializeBody, isResult),
+			mcpCall("tools/list", gwURL, token, listBody, isResult),
+			mcpCall("memo_get_memo", gwURL, token, getMemoBody(b.memo), isMemo(b.memo)),
+			mcpCall("memo_list_memos", gwURL, token, listMemosBody, isResult),
+			mcpCall("memo_get_memo", gwURL, token, getMemoBody(b.memo), isMemo(b.memo)),
+		}
+		r.mixName = "initialize, tools/list, 2× memo_get_memo, memo_list_memos"
+	}
+
+	progress("row 7: memory after warm-up, then after %d more requests (%s, %d clients)", memRequests, r.mixName, memClients)
+	hammer(ctx, memClients, memWarmup, 0, mix)
+	if r.memWarm, err = healthOf(ctx, ws.gateway[dev].URL); err != nil {
+		return floor, err
+	}
+	r.memLoad = hammer(ctx, memClients, memRequests, 0, mix)
+	if r.memAfter, err = healthOf(ctx, ws.gateway[dev].URL); err != nil {
+		return floor, err
+	}
+	if r.memAfter.id != r.memWarm.id {
+		return floor, fmt.Errorf("the Go instance changed during the memory run (%s → %s): the isolate restarted", r.memWarm.id, r.memAfter.id)
+	}
+
+	progress("row 5: throughput, %d clients for %s (%s)", loadClients, loadDuration, r.mixName)
+	r.throughput = hammer(ctx, loadClients, 0, loadDuration, mix)
+	return floor, nil
+}
+
+// sizes measures row 1. The dry runs also write the deploy bundles that
+// workerd runs.
+func (b *bench) sizes(r *results, floor, proxy workerDir) (err error) {
+	if r.wasm, err = sizeOf(filepath.Join(b.root, "build", "app.wasm")); err != nil {
+		return err
+	}
+	if r.emptyGo, err = emptyGoWasm(b.root, b.dir); err != nil {
+		return err
+	}
+	if r.upload, r.uploadGz, err = dryRun(b.root, b.gateway); err != nil {
+		return err
+	}
+	if r.floorUp, r.floorUpGz, err = dryRun(b.root, floor); err != nil {
+		return err
+	}
+	_, _, err = dryRun(b.root, proxy)
+	return err
+}
+
+// coldStarts starts the gateway and the floor Worker afresh, in turns, with
+// nothing else running but Memos, and times each to its first /mcp answer:
+// first workerd alone on the deploy bundles (a new isolate, nothing else),
+// then whole `wrangler dev` sessions (what a developer waits for).
+func (b *bench) coldStarts(ctx context.Context, r *results, floor workerDir, compat string) error {
+	progress("row 2: cold starts, %d new workerd and %d new wrangler dev per Worker, in turns", workerdStarts, devStarts)
+	gw := coldTarget{b.gateway, b.vars, &r.coldGo, &r.firstGo}
+	js := coldTarget{floor, nil, &r.coldJS, &r.firstJS}
+	wd := coldTarget{b.gateway, b.vars, &r.devGo, &r.devFirstGo}
+	wdJS := coldTarget{floor, nil, &r.devJS, &r.devFirstJS}
+	start := func(t coldTarget) (*worker, error) { return t.w.workerd(b.root, compat, t.vars) }
+	if err := b.coldRounds(ctx, r, workerdStarts, gw, js, start); err != nil {
+		return err
+	}
+	dev := func(t coldTarget) (*worker, error) { return t.w.dev(b.root, t.vars) }
+	return b.coldRounds(ctx, r, devStarts, wd, wdJS, dev)
+}
+
+// coldTarget is a Worker to cold-start and where its figures go.
+type coldTarget struct {
+	w            workerDir
+	vars         map[string]string
+	total, first *sample
+}
+
+func (b *bench) coldRounds(ctx context.Context, r *results, rounds int, gateway, js coldTarget, start func(coldTarget) (*worker, error)) error {
+	header := mcpHeaders(b.memos.Token)
+	for i := range rounds {
+		order := []coldTarget{gateway, js}
+		if i%2 == 1 {
+			order = []coldTarget{js, gateway}
+		}
+		for _, t := range order {
+			w, err := start(t)
+			if err != nil {
+				return err
+			}
+			total, first, err := w.waitReady(ctx, listBody, header)
+			if err == nil && t.w == gateway.w {
+				var h instanceMemory
+				if h, err = healthOf(ctx, w.URL); err == nil {
+					if h.startupMs <= 0 {
+						err = errors.New("the gateway's /healthz reports no startupMs")
+					}
+					r.goStart = append(r.goStart, time.Duration(h.startupMs*float64(time.Millisecond)))
+				}
+			}
+			w.stop()
+			if err != nil {
+				return err
+			}
+			*t.total, *t.first = append(*t.total, total), append(*t.first, first)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,261 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/test/harness"
+)
+
+// workerDir is a folder that `wrangler dev` and `wrangler deploy --dry-run`
+// can run as it is: a Worker's files and a wrangler.toml without a build step.
+// The gateway and the JavaScript baselines are all run this way, with the same
+// wrangler flags, so that they differ only in the Worker.
+type workerDir struct {
+	name   string
+	main   string // its main module
+	config string // path of its wrangler.toml
+}
+
+var compatDate = regexp.MustCompile(`(?m)^compatibility_date\s*=\s*"([^"]+)"`)
+
+// compatibilityDate returns the repository's compatibility date, which the
+// baselines share so that they run under the same runtime behaviour.
+func compatibilityDate(root string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(root, "wrangler.toml"))
+	if err != nil {
+		return "", err
+	}
+	m := compatDate.FindSubmatch(b)
+	if m == nil {
+		return "", errors.New("wrangler.toml has no compatibility_date")
+	}
+	return string(m[1]), nil
+}
+
+// gatewayWorker copies the built Worker (build/) into dir/name.
+func gatewayWorker(root, dir, compat string) (workerDir, error) {
+	files := map[string][]byte{}
+	for _, f := range []string{"worker.mjs", "wasm_exec.js", "runtime.mjs", "app.wasm"} {
+		b, err := os.ReadFile(filepath.Join(root, "build", f))
+		if err != nil {
+			return workerDir{}, fmt.Errorf("%w (make build first)", err)
+		}
+		files[f] = b
+	}
+	return writeWorker(dir, "gateway", "worker.mjs", compat, files, "")
+}
+
+// baselineWorker copies test/bench/workers/<name>.mjs, and the extra files
+// it imports, into dir/name. Files ending in .bin are imported as bytes.
+func baselineWorker(root, dir, compat, name string, extra map[string][]byte) (workerDir, error) {
+	src, err := os.ReadFile(filepath.Join(root, "test", "bench", "workers", name+".mjs"))
+	if err != nil {
+		return workerDir{}, err
+	}
+	files := map[string][]byte{name + ".mjs": src}
+	for k, v := range extra {
+		files[k] = v
+	}
+	rules := "\n[[rules]]\ntype = \"Data\"\nglobs = [\"**/*.bin\"]\n"
+	return writeWorker(dir, name, name+".mjs", compat, files, rules)
+}
+
+func writeWorker(dir, name, main, compat string, files map[string][]byte, more string) (workerDir, error) {
+	wd := filepath.Join(dir, name)
+	if err := os.MkdirAll(wd, 0o755); err != nil {
+		return workerDir{}, err
+	}
+	for f, b := range files {
+		if err := os.WriteFile(filepath.Join(wd, f), b, 0o644); err != nil {
+			return workerDir{}, err
+		}
+	}
+	config := fmt.Sprintf("name = %q\nmain = %q\ncompatibility_date = %q\n%s", "bench-"+name, main, compat, more)
+	path := filepath.Join(wd, "wrangler.toml")
+	return workerDir{name: name, main: main, config: path}, os.WriteFile(path, []byte(config), 0o644)
+}
+
+// worker is a running Worker: `wrangler dev`, or workerd serving the
+// deploy bundle.
+type worker struct {
+	name    string
+	URL     string
+	cmd     *exec.Cmd
+	exited  chan struct{}
+	logPath string
+	started time.Time // when the process was started
+}
+
+// dev runs `wrangler dev` for w on free loopback ports (HTTP and inspector,
+// so that several can run at once) and returns at once; see waitReady.
+func (w workerDir) dev(root string, vars map[string]string) (*worker, error) {
+	port, err := harness.FreePort()
+	if err != nil {
+		return nil, err
+	}
+	inspector, err := harness.FreePort()
+	if err != nil {
+		return nil, err
+	}
+	state, err := os.MkdirTemp(filepath.Dir(w.config), "state-")
+	if err != nil {
+		return nil, err
+	}
+	node, args := harness.Wrangler(root)
+	args = append(args, "dev", "--config", w.config, "--ip", "127.0.0.1", "--port", strconv.Itoa(port),
+		"--inspector-port", strconv.Itoa(inspector), "--persist-to", state, "--log-level", "warn")
+	for _, k := range sortedKeys(vars) {
+		args = append(args, "--var", k+":"+vars[k])
+	}
+	return w.launch(port, node, args, "WRANGLER_SEND_METRICS=false", "NO_COLOR=1")
+}
+
+// workerd runs the runtime alone, without wrangler, on the bundle that
+// `wrangler deploy --dry-run` wrote for w (see dryRun): what a deployment
+// uploads, started in a new process and so in a new isolate.
+func (w workerDir) workerd(root, compat string, vars map[string]string) (*worker, error) {
+	port, err := harness.FreePort()
+	if err != nil {
+		return nil, err
+	}
+	bundle := filepath.Join(filepath.Dir(w.config), "dry-run")
+	entries, err := os.ReadDir(bundle)
+	if err != nil {
+		return nil, fmt.Errorf("%w (run wrangler deploy --dry-run first)", err)
+	}
+	// The bundle's main module is named after the Worker's, as .js.
+	entry := strings.TrimSuffix(w.main, filepath.Ext(w.main)) + ".js"
+	var modules strings.Builder
+	fmt.Fprintf(&modules, "(name = %q, esModule = embed %q),", entry, entry)
+	for _, e := range entries {
+		kind := map[string]string{".wasm": "wasm", ".bin": "data"}[filepath.Ext(e.Name())]
+		if kind != "" {
+			fmt.Fprintf(&modules, "\n    (name = %q, %s = embed %q),", e.Name(), kind, e.Name())
+		}
+	}
+	var bindings strings.Builder
+	for _, k := range sortedKeys(vars) {
+		fmt.Fprintf(&bindings, "(name = %q, text = %q), ", k, vars[k])
+	}
+	config := fmt.Sprintf(workerdConfig, "127.0.0.1:"+strconv.Itoa(port), modules.String(), compat, bindings.String())
+	path := filepath.Join(bundle, "workerd-"+strconv.Itoa(port)+".capnp")
+	if err := os.WriteFile(path, []byte(config), 0o644); err != nil {
+		return nil, err
+	}
+	return w.launch(port, filepath.Join(root, "node_modules", ".bin", "workerd"), []string{"serve", path})
+}
+
+// workerdConfig is a workerd configuration for one Worker on one socket,
+// allowed to fetch from loopback (Memos).
+const workerdConfig = `using Workerd = import "/workerd/workerd.capnp";
+
+const config :Workerd.Config = (
+  services = [
+    (name = "main", worker = .worker),
+    (name = "internet", network = (allow = ["public", "private", "local"])),
+  ],
+  sockets = [(name = "http", address = %q, http = (), service = "main")],
+);
+
+const worker :Workerd.Worker = (
+  modules = [
+    %s
+  ],
+  compatibilityDate = %q,
+  bindings = [%s],
+);
+`
+
+func (w workerDir) launch(port int, name string, args []string, env ...string) (*worker, error) {
+	logPath := filepath.Join(filepath.Dir(w.config), filepath.Base(name)+"-"+strconv.Itoa(port)+".log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(name, args...)
+	cmd.Dir = filepath.Dir(w.config)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	d := &worker{name: w.name, URL: "http://127.0.0.1:" + strconv.Itoa(port), cmd: cmd, exited: make(chan struct{}), logPath: logPath}
+	d.started = time.Now()
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return nil, fmt.Errorf("start %s for %s: %w", filepath.Base(name), w.name, err)
+	}
+	go func() {
+		cmd.Wait()
+		logFile.Close()
+		close(d.exited)
+	}()
+	return d, nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// waitReady polls POST /mcp with body and header every few milliseconds
+// until the Worker answers 200, and returns the time from the process start to that
+// answer and how long that answering request itself took.
+func (d *worker) waitReady(ctx context.Context, body string, header http.Header) (sinceStart, lastRequest time.Duration, err error) {
+	ctx, cancel := context.WithTimeout(ctx, 120*time.Second)
+	defer cancel()
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	for {
+		sent := time.Now()
+		status, _, err := post(ctx, client, d.URL+"/mcp", body, header)
+		if err == nil && status == 200 {
+			return time.Since(d.started), time.Since(sent), nil
+		}
+		select {
+		case <-d.exited:
+			return 0, 0, fmt.Errorf("%s for %s exited; its output:\n%s", filepath.Base(d.cmd.Path), d.name, d.log())
+		case <-ctx.Done():
+			return 0, 0, fmt.Errorf("%s not ready: %w (last: %d %v); its output:\n%s", d.name, ctx.Err(), status, err, d.log())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// stop ends the process group: wrangler and its workerd, or workerd.
+func (d *worker) stop() {
+	if d == nil {
+		return
+	}
+	select {
+	case <-d.exited:
+		return // stopped already
+	default:
+	}
+	pgid := -d.cmd.Process.Pid
+	syscall.Kill(pgid, syscall.SIGTERM)
+	select {
+	case <-d.exited:
+	case <-time.After(5 * time.Second):
+	}
+	syscall.Kill(pgid, syscall.SIGKILL)
+	<-d.exited
+}
+
+func (d *worker) log() string {
+	b, _ := os.ReadFile(d.logPath)
+	return strings.TrimSpace(string(b))
+}
