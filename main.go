@@ -5,6 +5,7 @@ package main
 
 import (
 	"log"
+	"os"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/bridge"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
@@ -38,6 +39,7 @@ func main() {
 		Probe:           tools.Probe,
 		StartupMillis:   bridge.StartupMillis,
 		WasmMemoryBytes: bridge.WasmMemoryBytes,
+		AccessLog:       os.Stdout,
 	})
 	log.Fatal(bridge.Serve(h))
 }

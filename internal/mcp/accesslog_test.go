@@ -31,6 +31,10 @@ func TestAccessLogFields(t *testing.T) {
 		{name: "notification", header: web.Header{}, body: `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 			want: map[string]string{"outcome": "notification", "status": "202"}},
 		{name: "parse error", header: web.Header{}, body: `{`, want: map[string]string{"outcome": "protocol_error", "status": "400"}},
+		{name: "the caller's method name is not logged", header: web.Header{"mcp-protocol-version": "2025-06-18"}, body: `{"jsonrpc":"2.0","id":1,"method":"secret-text"}`,
+			want: map[string]string{"method": "other", "outcome": "protocol_error"}},
+		{name: "the caller's version is not logged", header: web.Header{"mcp-protocol-version": "secret-version"}, body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`,
+			want: map[string]string{"era": "other", "method": "ping"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, entry := accesslog.Start(context.Background(), "/mcp")

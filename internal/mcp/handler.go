@@ -6,6 +6,7 @@ package mcp
 import (
 	"context"
 	"log"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -182,7 +183,7 @@ func (h *Handler) serveOne(ctx context.Context, req *web.Request, raw gjson.Resu
 				Message: "unsupported MCP-Protocol-Version " + quote(c.version) + "; supported: " + strings.Join(supportedVersions, ", ")})
 		}
 	}
-	c.log.SetCall(c.version, msg.Method)
+	c.log.SetCall(logged(c.version, supportedVersions), logged(msg.Method, knownMethods))
 	return h.dispatch(ctx, c)
 }
 
@@ -231,12 +232,27 @@ func (h *Handler) checkModern(c *call, meta gjson.Result, headerVersion string) 
 // (SDK clients treat any other status as a transport failure) unless the
 // transport itself is at fault; 2026-07-28 errors keep their status.
 func (h *Handler) fail(c *call, status int, e *jsonrpc.Error) reply {
-	c.log.SetCall(c.version, c.msg.Method)
+	c.log.SetCall(logged(c.version, supportedVersions), logged(c.msg.Method, knownMethods))
 	c.log.SetOutcome(accesslog.ProtocolError)
 	if c.msg.IsNotification() && status < 400 {
 		return reply{}
 	}
 	return reply{status, jsonrpc.ErrorResponse(c.msg.ID, e)}
+}
+
+// knownMethods are the methods whose names the access log records; any
+// other name is the caller's text, which may carry anything (a token too).
+var knownMethods = []string{"initialize", "ping", "tools/list", "tools/call", "server/discover", "notifications/initialized", "notifications/cancelled"}
+
+// logged returns s when it is one of known, else "other".
+func logged(s string, known []string) string {
+	if slices.Contains(known, s) {
+		return s
+	}
+	if s == "" {
+		return ""
+	}
+	return "other"
 }
 
 func jsonResponse(status int, header web.Header, body []byte) *web.Response {

@@ -5,15 +5,16 @@ package server
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
+	"io"
 	"log"
+	"math/rand/v2"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/accesslog"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/upstream"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
@@ -35,6 +36,8 @@ type Options struct {
 	// WasmMemoryBytes reports the size of the WebAssembly linear memory the
 	// Go instance runs in, or 0 when it runs natively.
 	WasmMemoryBytes func() int64
+	// AccessLog receives one JSON line per request; nil writes none.
+	AccessLog io.Writer
 }
 
 // Server is the gateway's web.Handler.
@@ -47,22 +50,32 @@ type Server struct {
 
 // New returns a Server for opts.
 func New(opts Options) *Server {
-	id := make([]byte, 8)
-	rand.Read(id)
-	return &Server{opts: opts, instance: hex.EncodeToString(id), started: time.Now()}
+	// The id only tells instances apart; math/rand is seeded by the runtime
+	// and spares the wasm the whole crypto stack.
+	id := strconv.FormatUint(rand.Uint64(), 16)
+	return &Server{opts: opts, instance: strings.Repeat("0", 16-len(id)) + id, started: time.Now()}
 }
 
-// Serve answers one request. A panic below it becomes a 500 and a log line;
-// the Go instance keeps serving.
+// Serve answers one request and writes its access log line. A panic below
+// it becomes a 500 and a log line; the Go instance keeps serving.
 func (s *Server) Serve(ctx context.Context, req *web.Request) (resp *web.Response) {
 	s.requests.Add(1)
+	path := pathOf(req.URL)
+	logPath := path // the caller's text is not logged: unknown paths are "other"
+	if path != "/mcp" && path != "/healthz" && path != "/" {
+		logPath = "other"
+	}
+	ctx, entry := accesslog.Start(ctx, logPath)
 	defer func() {
 		if r := recover(); r != nil {
-			log.Printf("panic serving %s %s: %v", req.Method, pathOf(req.URL), r)
+			log.Printf("panic serving %s %s: %v", req.Method, path, r)
 			resp = errorJSON(500, "internal error")
 		}
+		if s.opts.AccessLog != nil {
+			entry.Write(s.opts.AccessLog, resp.Status)
+		}
 	}()
-	switch pathOf(req.URL) {
+	switch path {
 	case "/mcp":
 		if s.opts.ConfigErr != nil {
 			return errorJSON(503, "the gateway is misconfigured: "+s.opts.ConfigErr.Error())
@@ -87,9 +100,14 @@ Health and configuration: GET /healthz.
 // Go instance's identity and memory use, so that instance reuse and memory
 // growth can be observed.
 func (s *Server) health(ctx context.Context) *web.Response {
+	var probe upstream.Status
+	if s.opts.ConfigErr == nil {
+		probe = s.opts.Probe(ctx)
+	}
 	status := 200
 	b := []byte(`{"status":`)
-	if s.opts.ConfigErr != nil {
+	switch {
+	case s.opts.ConfigErr != nil:
 		status = 503
 		b = append(b, `"misconfigured","errors":[`...)
 		for i, e := range strings.Split(s.opts.ConfigErr.Error(), "\n") {
@@ -99,7 +117,10 @@ func (s *Server) health(ctx context.Context) *web.Response {
 			b = gjson.AppendJSONString(b, e)
 		}
 		b = append(b, ']')
-	} else {
+	case probe.Problem != "":
+		status = 503
+		b = append(b, `"degraded"`...)
+	default:
 		b = append(b, `"ok"`...)
 	}
 	b = append(b, `,"upstream":{"via":`...)
@@ -112,7 +133,7 @@ func (s *Server) health(ctx context.Context) *web.Response {
 		b = append(b, `"none"`...)
 	}
 	if s.opts.ConfigErr == nil {
-		b = appendStatus(b, s.opts.Probe(ctx))
+		b = appendStatus(b, probe)
 	}
 	b = append(b, '}')
 	b = append(b, `,"registry":{"memosVersion":`...)
@@ -175,6 +196,10 @@ func appendStatus(b []byte, st upstream.Status) []byte {
 	if st.Problem != "" {
 		b = append(b, `,"problem":`...)
 		b = gjson.AppendJSONString(b, st.Problem)
+	}
+	if st.Warning != "" {
+		b = append(b, `,"warning":`...)
+		b = gjson.AppendJSONString(b, st.Warning)
 	}
 	return b
 }

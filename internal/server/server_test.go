@@ -144,3 +144,46 @@ func TestPathOf(t *testing.T) {
 		}
 	}
 }
+
+// Every request leaves one JSON line in the access log, a panicking one too.
+func TestAccessLog(t *testing.T) {
+	var logs strings.Builder
+	calls := 0
+	s := newTestServer(web.HandlerFunc(func(ctx context.Context, r *web.Request) *web.Response {
+		calls++
+		if calls == 2 {
+			panic("bug")
+		}
+		return okMCP(ctx, r)
+	}), nil)
+	s.opts.AccessLog = &logs
+	get(s, "http://h/mcp?q=1")
+	get(s, "http://h/mcp")
+	get(s, "http://h/memos_pat_secret")
+	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d lines, want 3:\n%s", len(lines), logs.String())
+	}
+	for i, want := range []string{`"path":"/mcp","status":200`, `"path":"/mcp","status":500`, `"path":"other","status":404`} {
+		if !gjson.Valid(lines[i]) || !strings.Contains(lines[i], want) {
+			t.Errorf("line %d %s, want %s", i, lines[i], want)
+		}
+	}
+	if strings.Contains(logs.String(), "q=1") || strings.Contains(logs.String(), "secret") {
+		t.Errorf("the query reached the log: %s", logs.String())
+	}
+}
+
+// An upstream problem makes the health check fail, with the problem and a
+// version warning shown.
+func TestHealthDegraded(t *testing.T) {
+	s := newTestServer(okMCP, nil)
+	s.opts.Probe = func(context.Context) upstream.Status {
+		return upstream.Status{Reachable: true, HTTPStatus: 200, MemosVersion: "0.31.0", Warning: "the instance runs Memos 0.31.0", Problem: "Cloudflare Access answered instead of Memos"}
+	}
+	resp := get(s, "http://h/healthz")
+	body := gjson.ParseBytes(resp.Body)
+	if resp.Status != 503 || body.Get("status").Str != "degraded" || body.Get("upstream.problem").Str == "" || body.Get("upstream.warning").Str == "" {
+		t.Errorf("healthz %d %s", resp.Status, resp.Body)
+	}
+}
