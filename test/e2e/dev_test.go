@@ -7,7 +7,6 @@ import (
 	"context"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,12 +30,7 @@ type devstack struct {
 // prints its connection details.
 func startDev(t *testing.T, env ...string) *devstack {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "devstack")
-	build := exec.Command("go", "build", "-o", bin, "./test/devstack")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build devstack: %v\n%s", err, out)
-	}
+	bin := buildProgram(t, "./test/devstack")
 	port, err := harness.FreePort()
 	if err != nil {
 		t.Fatal(err)
@@ -143,13 +137,21 @@ func TestMakeDevUsesMemosURL(t *testing.T) {
 // assertUpstreamReachable checks that the Worker at base reaches its Memos.
 func assertUpstreamReachable(t *testing.T, base string) {
 	t.Helper()
-	resp, err := http.Get(base + "/healthz")
-	if err != nil {
-		t.Fatal(err)
+	status, h := healthOf(t, base)
+	if up, _ := h["upstream"].(map[string]any); status != 200 || up["reachable"] != true {
+		t.Errorf("healthz: %d %v", status, h)
 	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 || !strings.Contains(string(body), `"reachable":true`) {
-		t.Errorf("healthz: %d %s", resp.StatusCode, body)
+}
+
+// buildProgram builds a main package of the repository into a temporary
+// folder and returns the binary's path.
+func buildProgram(t *testing.T, pkg string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), filepath.Base(filepath.Join(root, pkg)))
+	build := exec.Command("go", "build", "-o", bin, pkg)
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
 	}
+	return bin
 }

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,12 +19,7 @@ import (
 // and calls tools against the real Memos, and on a loopback address answers
 // only to loopback host names.
 func TestNativeServer(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "memos-mcp-edge")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildProgram(t, ".")
 	port, err := harness.FreePort()
 	if err != nil {
 		t.Fatal(err)
