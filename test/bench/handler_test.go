@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"testing"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
@@ -28,7 +29,7 @@ const benchMemoJSON = `{"name":"memos/WzA94DYwBMfY2W8sCS2YBn","state":"NORMAL","
 	`"property":{"hasLink":false,"hasTaskList":false,"hasCode":false,"hasIncompleteTasks":false,"title":""},"snippet":"hello #bench"}`
 
 // newHandler wires the gateway as main.go does, with Memos replaced by
-// cannedMemo.
+// cannedMemo and the access log discarded.
 func newHandler(tb testing.TB) web.Handler {
 	env := map[string]string{"MEMOS_URL": "http://127.0.0.1:5230"}
 	cfg, err := config.Load(func(k string) string { return env[k] }, func(string) bool { return false })
@@ -45,6 +46,7 @@ func newHandler(tb testing.TB) web.Handler {
 		MemosVersion: registry.MemosVersion(),
 		ToolCount:    len(registry.All()),
 		Probe:        tools.Probe,
+		AccessLog:    io.Discard, // formatted as in the Worker, written nowhere
 	})
 }
 

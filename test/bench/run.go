@@ -298,7 +298,8 @@ func (b *bench) warmRows(ctx context.Context, r *results, compat string) (floor 
 // sizes measures row 1. The dry runs also write the deploy bundles that
 // workerd runs.
 func (b *bench) sizes(r *results, floor, proxy workerDir) (err error) {
-	if r.wasm, err = sizeOf(filepath.Join(b.root, "build", "app.wasm")); err != nil {
+	// The copy made at the start: build/ may be rebuilt meanwhile.
+	if r.wasm, err = sizeOf(filepath.Join(filepath.Dir(b.gateway.config), "app.wasm")); err != nil {
 		return err
 	}
 	if r.emptyGo, err = emptyGoWasm(b.root, b.dir); err != nil {
