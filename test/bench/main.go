@@ -1,17 +1,17 @@
 // Command bench is `make bench`. In one run it starts a fresh Memos (the
-// pinned release, bootstrapped as the end-to-end tests do), the gateway
-// under wrangler dev and trivial JavaScript Workers under the same runtime as
-// baselines, measures the gateway side by side with each baseline, and prints
-// one table: medians with p99, ratios, and the project's goals with the
-// figures that meet or miss them. Absolute times depend on the machine; the
-// ratios are what to compare.
+// pinned release, bootstrapped as the end-to-end tests do), the gateway and
+// trivial JavaScript Workers as baselines, each under wrangler dev and under
+// workerd alone, measures the gateway side by side with each baseline, and
+// prints one table: medians with p99, ratios, and the project's goals with
+// the figures that meet or miss them. Absolute times depend on the machine;
+// the ratios are what to compare.
 //
-// Everything runs on loopback and is bounded in count and time (a few
+// Everything runs on loopback and is bounded in count and time (about three
 // minutes on two cores). Row numbers follow the benchmark issue:
 //
 //  1. size: the wasm, raw and gzip; the `wrangler deploy --dry-run` upload
-//  2. cold start: a new wrangler dev to the first /mcp answer, and the Go
-//     instance's own start as the entry module measures it
+//  2. cold start: a new workerd, and a new wrangler dev, to the first /mcp
+//     answer; the Go instance's own start as the entry module measures it
 //  3. tools/list latency against a JavaScript Worker sending the same bytes
 //  4. tools/call memo_get_memo against a JavaScript Worker proxying the same
 //     Memos request; Memos' built-in /mcp and the direct REST call for reference

@@ -36,6 +36,9 @@ func interleave(ctx context.Context, n, warm int, calls ...*call) []latency {
 		}
 	}
 	for range n {
+		if ctx.Err() != nil {
+			break
+		}
 		for i, c := range calls {
 			d, err := c.run(ctx)
 			if err != nil {
@@ -87,7 +90,7 @@ func hammer(ctx context.Context, clients, total int, duration time.Duration, mix
 				if total > 0 && sent.Add(1) > int64(total) {
 					break
 				}
-				if total <= 0 && time.Now().After(deadline) {
+				if total <= 0 && time.Now().After(deadline) || ctx.Err() != nil {
 					break
 				}
 				c := *mix[j%len(mix)]
@@ -123,7 +126,6 @@ type instanceMemory struct {
 	wasmBytes  int64
 	heapAlloc  int64
 	heapSys    int64
-	goSys      int64
 	gcCycles   int64
 	reportedOK bool
 }
@@ -145,7 +147,6 @@ func healthOf(ctx context.Context, base string) (instanceMemory, error) {
 		wasmBytes:  m.Get("wasmBytes").Int(),
 		heapAlloc:  m.Get("heapAlloc").Int(),
 		heapSys:    m.Get("heapSys").Int(),
-		goSys:      m.Get("sys").Int(),
 		gcCycles:   m.Get("gcCycles").Int(),
 		reportedOK: m.Get("wasmBytes").Exists(),
 	}, nil

@@ -147,8 +147,10 @@ func (ws *workers) stop() {
 	}
 }
 
-// warmRows measures on long-running Workers: the payload and rows 3, 4, 7
-// and 5, and the sizes of row 1 (whose deploy bundles workerd runs).
+// warmRows starts the long-running Workers and measures on them: the
+// tools/list payloads, row 1 (whose dry runs write the bundles workerd
+// runs), rows 3 and 4 under both runtimes, then rows 7 and 5 on the gateway
+// under wrangler dev.
 func (b *bench) warmRows(ctx context.Context, r *results, compat string) (floor workerDir, err error) {
 	token := b.memos.Token
 	var ws workers
@@ -224,12 +226,25 @@ func (b *bench) warmRows(ctx context.Context, r *results, compat string) (floor 
 		}
 	}
 
+	b.latencyRows(ctx, r, &ws, len(payload))
+	// Only the gateway under wrangler dev takes the load rows.
+	for _, w := range [][2]*worker{ws.floor, ws.proxy} {
+		w[dev].stop()
+		w[alone].stop()
+	}
+	ws.gateway[alone].stop()
+	return floor, b.loadRows(ctx, r, ws.gateway[dev].URL)
+}
+
+// latencyRows measures rows 3 and 4 on the Workers in ws.
+func (b *bench) latencyRows(ctx context.Context, r *results, ws *workers, payloadLen int) {
+	token := b.memos.Token
 	progress("row 3: tools/list, gateway and JavaScript floor under both runtimes, interleaved (%d each)", listRounds)
 	var calls []*call
 	for rt := range runtimeName {
 		calls = append(calls,
 			mcpCall("gateway tools/list", ws.gateway[rt].URL+"/mcp", token, listBody, isResult),
-			mcpCall("floor", ws.floor[rt].URL+"/mcp", token, listBody, hasLength(len(payload))))
+			mcpCall("floor", ws.floor[rt].URL+"/mcp", token, listBody, hasLength(payloadLen)))
 	}
 	lat := interleave(ctx, listRounds, warmRounds, calls...)
 	for rt := range runtimeName {
@@ -258,12 +273,11 @@ func (b *bench) warmRows(ctx context.Context, r *results, compat string) (floor 
 			r.getMemo[rt], lat = lat[0], lat[1:]
 		}
 	}
-	for _, w := range [][2]*worker{ws.floor, ws.proxy} {
-		w[dev].stop()
-		w[alone].stop()
-	}
-	ws.gateway[alone].stop()
+}
 
+// loadRows measures rows 7 and 5 on the gateway at base.
+func (b *bench) loadRows(ctx context.Context, r *results, base string) (err error) {
+	token, gwURL := b.memos.Token, base+"/mcp"
 	mix := []*call{mcpCall("tools/list", gwURL, token, listBody, isResult)}
 	r.mixName = "tools/list only (tools/call not available)"
 	if r.callWorks {
@@ -279,20 +293,23 @@ func (b *bench) warmRows(ctx context.Context, r *results, compat string) (floor 
 
 	progress("row 7: memory after warm-up, then after %d more requests (%s, %d clients)", memRequests, r.mixName, memClients)
 	hammer(ctx, memClients, memWarmup, 0, mix)
-	if r.memWarm, err = healthOf(ctx, ws.gateway[dev].URL); err != nil {
-		return floor, err
+	if r.memWarm, err = healthOf(ctx, base); err != nil {
+		return err
 	}
 	r.memLoad = hammer(ctx, memClients, memRequests, 0, mix)
-	if r.memAfter, err = healthOf(ctx, ws.gateway[dev].URL); err != nil {
-		return floor, err
+	if r.memAfter, err = healthOf(ctx, base); err != nil {
+		return err
 	}
 	if r.memAfter.id != r.memWarm.id {
-		return floor, fmt.Errorf("the Go instance changed during the memory run (%s → %s): the isolate restarted", r.memWarm.id, r.memAfter.id)
+		return fmt.Errorf("the Go instance changed during the memory run (%s → %s): the isolate restarted", r.memWarm.id, r.memAfter.id)
+	}
+	if served := r.memAfter.requests - r.memWarm.requests; served < int64(r.memLoad.requests) {
+		return fmt.Errorf("the Go instance counted %d requests during the memory run, %d were sent", served, r.memLoad.requests)
 	}
 
 	progress("row 5: throughput, %d clients for %s (%s)", loadClients, loadDuration, r.mixName)
 	r.throughput = hammer(ctx, loadClients, 0, loadDuration, mix)
-	return floor, nil
+	return ctx.Err()
 }
 
 // sizes measures row 1. The dry runs also write the deploy bundles that
