@@ -14,7 +14,8 @@ export MEMOS_BIN
 # Fuzz targets as package:Target; `make fuzz` runs each for FUZZTIME.
 FUZZ_TARGETS := ./internal/mcp:FuzzServe ./internal/mcp:FuzzDecodeHeaderValue \
 	./internal/jsonrpc:FuzzTooDeep ./internal/jsonrpc:FuzzDecode \
-	./internal/upstream:FuzzPathArguments ./internal/upstream:FuzzNormalize
+	./internal/upstream:FuzzPathArguments ./internal/upstream:FuzzNormalize \
+	./internal/schema:FuzzAgainstReference ./internal/schema:FuzzIsIntegral
 FUZZTIME ?= 30s
 
 .PHONY: help generate build dev test fuzz size deploy memos clean

@@ -115,7 +115,15 @@ func TestOutputSchemas(t *testing.T) {
 	} {
 		t.Run(tc.tool, func(t *testing.T) {
 			def, _ := registry.Lookup(tc.tool)
-			sch, err := compileSchema(def.Name+"-output", def.OutputSchema)
+			doc, err := jsonschema.UnmarshalJSON(strings.NewReader(def.OutputSchema))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := jsonschema.NewCompiler()
+			if err := c.AddResource("urn:output", doc); err != nil {
+				t.Fatal(err)
+			}
+			sch, err := c.Compile("urn:output")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,8 +11,8 @@ import (
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/accesslog"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/schema"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/tidwall/gjson"
 )
 
@@ -50,7 +50,7 @@ type tool struct {
 // schema, the route template's pieces, and the body fields updateMask
 // handling needs.
 type prepared struct {
-	schema   *jsonschema.Schema
+	schema   *schema.Schema
 	segments []segment
 	hasMask  bool
 	fields   []string // body fields in snake_case, for updateMask checks
@@ -60,7 +60,7 @@ type prepared struct {
 func (t *tool) prepare() (*prepared, error) {
 	t.once.Do(func() {
 		p := &prepared{segments: parseTemplate(t.def.Path)}
-		if p.schema, t.err = compileSchema(t.def.Name, t.def.InputSchema); t.err != nil {
+		if p.schema, t.err = schema.Compile(t.def.InputSchema); t.err != nil {
 			return
 		}
 		for _, param := range t.def.Params {
@@ -146,7 +146,7 @@ func (c *Client) request(t *tool, args gjson.Result, authorization string) (*web
 		return nil, err
 	}
 	if err := p.schema.Validate(a.values); err != nil {
-		return nil, argumentError(err, a.values)
+		return nil, err
 	}
 	path, err := buildPath(p.segments, a.values)
 	if err != nil {

@@ -1,0 +1,192 @@
+package schema
+
+import (
+	"encoding/json"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Kinds of violation, in the order a caller should fix them.
+const (
+	kindRequired = iota
+	kindUnknown
+	kindType
+	kindEnum
+	kindOther
+)
+
+// violation is one failed constraint, found depth levels below the root.
+type violation struct {
+	depth int
+	kind  int
+	at    string // where, as a caller names it: body.relations[0].type
+	msg   string
+}
+
+// Validate checks v, a decoded JSON value (map[string]any, []any, string,
+// json.Number, bool or nil), and returns the one violation a caller should
+// fix first: the shallowest, and among those a missing argument before an
+// unknown one, before a wrong type, before a wrong value.
+func (s *Schema) Validate(v any) error {
+	var found []violation
+	check(s.root, v, "", 0, &found)
+	if len(found) == 0 {
+		return nil
+	}
+	best := slices.MinFunc(found, func(a, b violation) int {
+		if a.depth != b.depth {
+			return a.depth - b.depth
+		}
+		if a.kind != b.kind {
+			return a.kind - b.kind
+		}
+		return strings.Compare(a.at+a.msg, b.at+b.msg)
+	})
+	return errors.New(best.msg)
+}
+
+func check(n *node, v any, at string, depth int, found *[]violation) {
+	if n.ref != nil {
+		check(n.ref, v, at, depth, found)
+	}
+	report := func(kind int, msg string) {
+		*found = append(*found, violation{depth: depth, kind: kind, at: at, msg: msg})
+	}
+	if len(n.types) > 0 && !slices.ContainsFunc(n.types, func(t string) bool { return hasType(v, t) }) {
+		if at == "" {
+			report(kindType, "arguments must be a JSON object")
+		} else {
+			report(kindType, "argument "+strconv.Quote(at)+" must be "+strings.Join(n.types, " or "))
+		}
+	}
+	if n.enum != nil && !slices.ContainsFunc(n.enum, func(e any) bool { return equal(e, v) }) {
+		allowed := make([]string, len(n.enum))
+		for i, e := range n.enum {
+			allowed[i] = literal(e)
+		}
+		report(kindEnum, "argument "+strconv.Quote(at)+" must be one of "+strings.Join(allowed, ", "))
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		for _, name := range n.required {
+			if _, ok := v[name]; !ok {
+				report(kindRequired, "missing required argument "+strconv.Quote(member(at, name)))
+				break
+			}
+		}
+		if n.minProps >= 0 && len(v) < n.minProps {
+			report(kindOther, "argument "+strconv.Quote(at)+" must have at least "+strconv.Itoa(n.minProps)+plural(n.minProps, " field", " fields"))
+		}
+		var unknown []string
+		for name, child := range v {
+			if sub, ok := n.props[name]; ok {
+				check(sub, child, member(at, name), depth+1, found)
+			} else if n.extra != nil {
+				check(n.extra, child, member(at, name), depth+1, found)
+			} else if n.closed {
+				unknown = append(unknown, name)
+			}
+		}
+		if len(unknown) > 0 {
+			report(kindUnknown, "unknown argument "+strconv.Quote(member(at, slices.Min(unknown))))
+		}
+	case []any:
+		if n.items != nil {
+			for i, item := range v {
+				check(n.items, item, at+"["+strconv.Itoa(i)+"]", depth+1, found)
+			}
+		}
+	}
+}
+
+// member names a member of the value at at.
+func member(at, name string) string {
+	if at == "" {
+		return name
+	}
+	return at + "." + name
+}
+
+// hasType reports whether v is of the JSON Schema type t; integers are
+// numbers without a fractional part, however they are written (2.0, 1e3).
+func hasType(v any, t string) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		return t == "object"
+	case []any:
+		return t == "array"
+	case string:
+		return t == "string"
+	case bool:
+		return t == "boolean"
+	case nil:
+		return t == "null"
+	case json.Number:
+		return t == "number" || t == "integer" && isIntegral(string(v))
+	}
+	return false
+}
+
+// isIntegral reports whether a JSON number has no fractional part, exactly,
+// from its text: the digits right of the decimal point, once the exponent
+// has moved it, must all be zero.
+func isIntegral(num string) bool {
+	mant, exp, _ := strings.Cut(strings.ToLower(strings.TrimPrefix(num, "-")), "e")
+	whole, frac, _ := strings.Cut(mant, ".")
+	digits := whole + frac
+	if strings.Trim(digits, "0") == "" {
+		return true // zero
+	}
+	e, err := strconv.Atoi(exp)
+	switch {
+	case exp == "":
+		e = 0
+	case err != nil: // an exponent beyond int: it decides alone
+		return !strings.HasPrefix(exp, "-")
+	}
+	point := len(whole) + e
+	if point >= len(digits) {
+		return true
+	}
+	return strings.Trim(digits[max(point, 0):], "0") == ""
+}
+
+// equal compares decoded JSON scalars; numbers by value.
+func equal(a, b any) bool {
+	an, aNum := a.(json.Number)
+	bn, bNum := b.(json.Number)
+	if aNum || bNum {
+		if !aNum || !bNum {
+			return false
+		}
+		x, err1 := strconv.ParseFloat(string(an), 64)
+		y, err2 := strconv.ParseFloat(string(bn), 64)
+		return err1 == nil && err2 == nil && x == y
+	}
+	switch b.(type) {
+	case map[string]any, []any:
+		return false
+	}
+	return a == b
+}
+
+func literal(v any) string {
+	switch v := v.(type) {
+	case string:
+		return strconv.Quote(v)
+	case json.Number:
+		return string(v)
+	case bool:
+		return strconv.FormatBool(v)
+	}
+	return "null"
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
