@@ -114,6 +114,9 @@ func FuzzIsIntegral(f *testing.F) {
 		if json.Unmarshal([]byte(s), &n) != nil || len(s) > 40 || strings.ContainsAny(s, "\" \t\n") {
 			return
 		}
+		if _, exp, ok := strings.Cut(strings.ToLower(s), "e"); ok && len(strings.TrimLeft(exp, "+-0")) > 4 {
+			return // exact arithmetic on 10^100000 and beyond takes too long to be a test
+		}
 		r, ok := new(big.Rat).SetString(s)
 		if !ok {
 			return
