@@ -3,6 +3,7 @@ package schema
 import (
 	"encoding/json"
 	"math/big"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -91,7 +92,11 @@ func FuzzAgainstReference(f *testing.F) {
 		}
 		schemas = append(schemas, pair{ours, reference(f, tool.InputSchema)})
 	}
+	hugeExponent := regexp.MustCompile(`[eE][+-]?0*[0-9]{5}`)
 	f.Fuzz(func(t *testing.T, doc []byte) {
+		if hugeExponent.Match(doc) {
+			return // the reference's exact arithmetic on 10^10000 and beyond takes too long
+		}
 		v, ok := decode(t, string(doc))
 		if !ok {
 			return
