@@ -142,8 +142,8 @@ type workers struct{ gateway, floor, proxy [2]*worker }
 
 func (ws *workers) stop() {
 	for _, w := range [][2]*worker{ws.gateway, ws.floor, ws.proxy} {
-		w[dev].stop()
-		w[alone].stop()
+		w[dev].Stop()
+		w[alone].Stop()
 	}
 }
 
@@ -229,10 +229,10 @@ func (b *bench) warmRows(ctx context.Context, r *results, compat string) (floor 
 	b.latencyRows(ctx, r, &ws, len(payload))
 	// Only the gateway under wrangler dev takes the load rows.
 	for _, w := range [][2]*worker{ws.floor, ws.proxy} {
-		w[dev].stop()
-		w[alone].stop()
+		w[dev].Stop()
+		w[alone].Stop()
 	}
-	ws.gateway[alone].stop()
+	ws.gateway[alone].Stop()
 	return floor, b.loadRows(ctx, r, ws.gateway[dev].URL)
 }
 
@@ -379,7 +379,7 @@ func (b *bench) coldRounds(ctx context.Context, r *results, rounds int, gateway,
 					r.goStart = append(r.goStart, time.Duration(h.startupMs*float64(time.Millisecond)))
 				}
 			}
-			w.stop()
+			w.Stop()
 			if err != nil {
 				return err
 			}

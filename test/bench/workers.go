@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/test/harness"
@@ -90,12 +88,9 @@ func writeWorker(dir, name, main, compat string, files map[string][]byte, more s
 // worker is a running Worker: `wrangler dev`, or workerd serving the
 // deploy bundle.
 type worker struct {
-	name    string
-	URL     string
-	cmd     *exec.Cmd
-	exited  chan struct{}
-	logPath string
-	started time.Time // when the process was started
+	*harness.Process
+	name string
+	URL  string
 }
 
 // dev runs `wrangler dev` for w on free loopback ports (HTTP and inspector,
@@ -178,29 +173,20 @@ const worker :Workerd.Worker = (
 );
 `
 
+// Stop ends the Worker's processes; a Worker never started is a no-op.
+func (d *worker) Stop() {
+	if d != nil {
+		d.Process.Stop()
+	}
+}
+
 func (w workerDir) launch(port int, name string, args []string, env ...string) (*worker, error) {
 	logPath := filepath.Join(filepath.Dir(w.config), filepath.Base(name)+"-"+strconv.Itoa(port)+".log")
-	logFile, err := os.Create(logPath)
+	p, err := harness.StartProcess(logPath, name, filepath.Dir(w.config), env, args...)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", w.name, err)
 	}
-	cmd := exec.Command(name, args...)
-	cmd.Dir = filepath.Dir(w.config)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	d := &worker{name: w.name, URL: "http://127.0.0.1:" + strconv.Itoa(port), cmd: cmd, exited: make(chan struct{}), logPath: logPath}
-	d.started = time.Now()
-	if err := cmd.Start(); err != nil {
-		logFile.Close()
-		return nil, fmt.Errorf("start %s for %s: %w", filepath.Base(name), w.name, err)
-	}
-	go func() {
-		cmd.Wait()
-		logFile.Close()
-		close(d.exited)
-	}()
-	return d, nil
+	return &worker{Process: p, name: w.name, URL: "http://127.0.0.1:" + strconv.Itoa(port)}, nil
 }
 
 func sortedKeys(m map[string]string) []string {
@@ -223,39 +209,14 @@ func (d *worker) waitReady(ctx context.Context, body string, header http.Header)
 		sent := time.Now()
 		status, _, err := post(ctx, client, d.URL+"/mcp", body, header)
 		if err == nil && status == 200 {
-			return time.Since(d.started), time.Since(sent), nil
+			return time.Since(d.Started), time.Since(sent), nil
 		}
 		select {
-		case <-d.exited:
-			return 0, 0, fmt.Errorf("%s for %s exited; its output:\n%s", filepath.Base(d.cmd.Path), d.name, d.log())
+		case <-d.Done():
+			return 0, 0, fmt.Errorf("%s exited; its output:\n%s", d.name, d.Log())
 		case <-ctx.Done():
-			return 0, 0, fmt.Errorf("%s not ready: %w (last: %d %v); its output:\n%s", d.name, ctx.Err(), status, err, d.log())
+			return 0, 0, fmt.Errorf("%s not ready: %w (last: %d %v); its output:\n%s", d.name, ctx.Err(), status, err, d.Log())
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
-}
-
-// stop ends the process group: wrangler and its workerd, or workerd.
-func (d *worker) stop() {
-	if d == nil {
-		return
-	}
-	select {
-	case <-d.exited:
-		return // stopped already
-	default:
-	}
-	pgid := -d.cmd.Process.Pid
-	syscall.Kill(pgid, syscall.SIGTERM)
-	select {
-	case <-d.exited:
-	case <-time.After(5 * time.Second):
-	}
-	syscall.Kill(pgid, syscall.SIGKILL)
-	<-d.exited
-}
-
-func (d *worker) log() string {
-	b, _ := os.ReadFile(d.logPath)
-	return strings.TrimSpace(string(b))
 }

@@ -24,11 +24,17 @@ type Process struct {
 	cmd     *exec.Cmd
 	logPath string
 	exited  chan struct{}
+	Started time.Time // when the process was started
 }
 
 // start runs name with args in dir, its output going to a log file in logDir.
 func start(name, dir, logDir string, env []string, args ...string) (*Process, error) {
-	logPath := filepath.Join(logDir, filepath.Base(name)+".log")
+	return StartProcess(filepath.Join(logDir, filepath.Base(name)+".log"), name, dir, env, args...)
+}
+
+// StartProcess runs name with args in dir, in its own process group, its
+// output going to the file logPath.
+func StartProcess(logPath, name, dir string, env []string, args ...string) (*Process, error) {
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
@@ -38,11 +44,12 @@ func start(name, dir, logDir string, env []string, args ...string) (*Process, er
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = sysProcAttr()
+	started := time.Now()
 	if err := cmd.Start(); err != nil {
 		logFile.Close()
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
-	p := &Process{name: filepath.Base(name), cmd: cmd, logPath: logPath, exited: make(chan struct{})}
+	p := &Process{name: filepath.Base(name), cmd: cmd, logPath: logPath, exited: make(chan struct{}), Started: started}
 	go func() {
 		cmd.Wait()
 		logFile.Close()
@@ -53,7 +60,7 @@ func start(name, dir, logDir string, env []string, args ...string) (*Process, er
 
 // Stop ends the process group: SIGTERM, then SIGKILL after a grace period.
 func (p *Process) Stop() {
-	if p == nil {
+	if p == nil || p.Exited() {
 		return
 	}
 	pgid := -p.cmd.Process.Pid
@@ -66,6 +73,9 @@ func (p *Process) Stop() {
 	syscall.Kill(pgid, syscall.SIGKILL)
 	<-p.exited
 }
+
+// Done is closed when the process has ended.
+func (p *Process) Done() <-chan struct{} { return p.exited }
 
 // Exited reports whether the process has ended.
 func (p *Process) Exited() bool {
