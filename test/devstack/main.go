@@ -94,5 +94,7 @@ func printConnection(mcpURL, memosURL, token string) {
 	b, _ := json.MarshalIndent(config, "", "  ")
 	fmt.Println("\nClient configuration (Claude Code .mcp.json, Cursor, VS Code and others):")
 	fmt.Println(string(b))
+	fmt.Println("\nFor the README's shell session:")
+	fmt.Printf("export MCP_URL=%s TOKEN=%s\n", mcpURL, cmp.Or(token, "YOUR_TOKEN"))
 	fmt.Println("\nPress Ctrl-C to stop.")
 }

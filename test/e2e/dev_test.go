@@ -99,6 +99,9 @@ func TestMakeDevStartsLocalMemos(t *testing.T) {
 	if !strings.HasPrefix(mcpURL, "http://127.0.0.1:") || !strings.HasPrefix(token, "memos_pat_") {
 		t.Fatalf("printed MCP URL %q, token %q; output:\n%s", mcpURL, token, d.out.String())
 	}
+	if !strings.Contains(d.out.String(), "export MCP_URL="+mcpURL+" TOKEN="+token+"\n") {
+		t.Errorf("no shell exports for the README's session:\n%s", d.out.String())
+	}
 	if !strings.Contains(d.out.String(), `"Authorization": "Bearer `+token+`"`) {
 		t.Errorf("the client configuration lacks the token:\n%s", d.out.String())
 	}
