@@ -42,3 +42,8 @@ func loadCuration(path string) (*curation, error) {
 	}
 	return &c, nil
 }
+
+// overrides reports whether o tailors its operation beyond selecting it.
+func (o override) overrides() bool {
+	return o.BodyRequired != nil || o.BodyOmit != nil || o.BodyMinProperties > 0 || o.Destructive != nil || o.Idempotent != nil || o.Notes != ""
+}

@@ -199,6 +199,12 @@ func TestBuildToolsFailsClearly(t *testing.T) {
 			want:     `curated operation "ThingService_GoneThing" is not in the OpenAPI document`,
 		},
 		{
+			name:     "stale override",
+			spec:     miniSpec,
+			curation: `{"operations":[{"operationId":"ThingService_RenamedThing","bodyOmit":["name"],"notes":"Only changed fields."}]}`,
+			want:     `stale override: the curation tailors operation "ThingService_RenamedThing", which the OpenAPI document does not have`,
+		},
+		{
 			name:     "duplicate tool name",
 			spec:     strings.Replace(miniSpec, "operationId: ThingService_DeletePart", "operationId: Thing_ListThings", 1),
 			curation: `{"operations":[{"operationId":"ThingService_ListThings"},{"operationId":"Thing_ListThings"}]}`,

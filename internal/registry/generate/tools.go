@@ -62,6 +62,9 @@ func buildTools(doc *openapi3.T, cur *curation) ([]tool, error) {
 	names := map[string]string{}
 	for _, o := range cur.Operations {
 		op, ok := ops[o.OperationID]
+		if !ok && o.overrides() {
+			return nil, fmt.Errorf("stale override: the curation tailors operation %q, which the OpenAPI document does not have", o.OperationID)
+		}
 		if !ok {
 			return nil, fmt.Errorf("curated operation %q is not in the OpenAPI document", o.OperationID)
 		}
