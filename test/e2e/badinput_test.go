@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"bytes"
+	"cmp"
 	"io"
 	"net/http"
 	"strings"
@@ -140,30 +141,7 @@ func TestBadInputBattery(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			method := tc.method
-			if method == "" {
-				method = "POST"
-			}
-			path := tc.path
-			if path == "" {
-				path = "/mcp"
-			}
-			req, err := http.NewRequest(method, worker.URL+path, strings.NewReader(tc.body))
-			if err != nil {
-				t.Fatal(err)
-			}
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Authorization", "Bearer "+memos.Token)
-			for k, v := range tc.header {
-				switch {
-				case k == "Host":
-					req.Host = v
-				case v == "":
-					req.Header.Del(k)
-				default:
-					req.Header.Set(k, v)
-				}
-			}
+			req := caseRequest(t, tc.method, tc.path, tc.body, "Bearer "+memos.Token, tc.header)
 			resp, err := client.Do(req)
 			if err != nil {
 				t.Fatal(err)
@@ -202,4 +180,28 @@ func TestBadInputBattery(t *testing.T) {
 		t.Errorf("the instance served %d requests, want at least %d", got, len(cases))
 	}
 	t.Logf("%d bad-input cases answered by one Go instance (%s)", len(cases), after.Instance.ID)
+}
+
+// caseRequest builds a request to the shared Worker: POST /mcp unless method
+// and path say otherwise, a JSON body, the given Authorization; header
+// entries then set a field, remove it (an empty value), or set the Host.
+func caseRequest(t *testing.T, method, path, body, auth string, header map[string]string) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(cmp.Or(method, "POST"), worker.URL+cmp.Or(path, "/mcp"), strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", auth)
+	for k, v := range header {
+		switch {
+		case k == "Host":
+			req.Host = v
+		case v == "":
+			req.Header.Del(k)
+		default:
+			req.Header.Set(k, v)
+		}
+	}
+	return req
 }

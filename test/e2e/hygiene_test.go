@@ -185,26 +185,7 @@ func TestTokenNeverEchoed(t *testing.T) {
 	plain := &http.Client{Transport: plainTransport}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			method, path := tc.method, tc.path
-			if method == "" {
-				method = "POST"
-			}
-			if path == "" {
-				path = "/mcp"
-			}
-			req, err := http.NewRequest(method, worker.URL+path, strings.NewReader(tc.body))
-			if err != nil {
-				t.Fatal(err)
-			}
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Authorization", tc.auth)
-			for k, v := range tc.header {
-				if k == "Host" {
-					req.Host = v
-				} else {
-					req.Header.Set(k, v)
-				}
-			}
+			req := caseRequest(t, tc.method, tc.path, tc.body, tc.auth, tc.header)
 			client := scanned
 			if tc.input {
 				client = plain
