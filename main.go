@@ -5,7 +5,6 @@ package main
 
 import (
 	"log"
-	"os"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/bridge"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
@@ -39,7 +38,7 @@ func main() {
 		Probe:           tools.Probe,
 		StartupMillis:   bridge.StartupMillis,
 		WasmMemoryBytes: bridge.WasmMemoryBytes,
-		AccessLog:       os.Stdout,
+		AccessLog:       bridge.LogWriter(),
 	})
 	log.Fatal(bridge.Serve(h))
 }

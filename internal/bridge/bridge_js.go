@@ -5,6 +5,7 @@ package bridge
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"syscall/js"
@@ -61,6 +62,22 @@ func WasmMemoryBytes() int64 {
 	}
 	return int64(v.Float())
 }
+
+// console is the runtime's console, which Workers Logs collect.
+var console = js.Global().Get("console")
+
+// consoleWriter writes each line it gets as one console.log call. Writing to
+// os.Stdout reaches the same console through the js/wasm file-system shim,
+// which costs a callback and a goroutine switch per write.
+type consoleWriter struct{}
+
+func (consoleWriter) Write(p []byte) (int, error) {
+	console.Call("log", strings.TrimSuffix(string(p), "\n"))
+	return len(p), nil
+}
+
+// LogWriter returns where log lines go: the runtime's console.
+func LogWriter() io.Writer { return consoleWriter{} }
 
 // Serve hands h to the entry module and never returns: the Go program stays
 // alive for the isolate's lifetime and serves every request through the two

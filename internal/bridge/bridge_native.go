@@ -27,6 +27,9 @@ func Getenv(name string) string { return os.Getenv(name) }
 // HasBinding reports false: service bindings exist only in the Worker.
 func HasBinding(string) bool { return false }
 
+// LogWriter returns where log lines go: standard output.
+func LogWriter() io.Writer { return os.Stdout }
+
 // StartupMillis is 0 natively: there is no entry module measuring the start.
 func StartupMillis() float64 { return 0 }
 
