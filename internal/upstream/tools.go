@@ -128,9 +128,13 @@ func (c *Client) Call(ctx context.Context, name string, args gjson.Result, autho
 		entry.SetOutcome(accesslog.ToolError)
 		return errorResult(err.Error()), true
 	}
-	var learning sync.WaitGroup
-	learning.Go(func() { c.learnVersion(ctx) })
-	defer learning.Wait() // within this request, so the runtime lets it finish
+	if c.version.stale() {
+		// Learn the instance's version beside this call's own request, and
+		// within it, so that the runtime lets it finish.
+		var learning sync.WaitGroup
+		learning.Go(func() { c.Probe(ctx) }) // Probe notes the version
+		defer learning.Wait()
+	}
 	return c.send(ctx, t.def, req), true
 }
 

@@ -1,7 +1,6 @@
 package upstream
 
 import (
-	"context"
 	"log"
 	"strings"
 	"sync"
@@ -44,14 +43,6 @@ func (v *versionCache) note(version string) {
 	if w := VersionWarning(version); w != "" && v.warned != version {
 		v.warned = version
 		log.Printf(`{"msg":"version mismatch","instance":%q,"registry":%q,"warning":%q}`, version, registry.MemosVersion(), w)
-	}
-}
-
-// learnVersion asks the instance for its version when the cache is stale.
-// It runs beside a tool call's own request, so it costs no latency.
-func (c *Client) learnVersion(ctx context.Context) {
-	if c.version.stale() {
-		c.Probe(ctx) // Probe notes the version
 	}
 }
 
