@@ -30,15 +30,15 @@ func main() {
 		Config:    cfg,
 		ConfigErr: cfgErr,
 		MCP: mcp.NewHandler(mcp.Options{
-			Name: "memos-mcp-edge", Version: version, Tools: tools,
-			MaxBodyBytes: cfg.MaxBodyBytes, AllowedOrigins: cfg.AllowedOrigins, AllowedHosts: cfg.AllowedHosts,
+			Name: "memos-mcp-edge", Version: version, Tools: tools, AllowedOrigins: cfg.AllowedOrigins,
+			MaxBodyBytes: cfg.MaxBodyBytes, MaxResponseBytes: cfg.MaxRespBytes,
 		}),
 		MemosVersion:    registry.MemosVersion(),
 		ToolCount:       len(registry.All()),
-		Probe:           tools.Probe,
+		Probe:           tools.Health,
 		StartupMillis:   bridge.StartupMillis,
 		WasmMemoryBytes: bridge.WasmMemoryBytes,
 		AccessLog:       bridge.LogWriter(),
 	})
-	log.Fatal(bridge.Serve(h))
+	log.Fatal(bridge.Serve(h, cfg.MaxBodyBytes))
 }

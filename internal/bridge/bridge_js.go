@@ -15,7 +15,7 @@ import (
 )
 
 // runtimeContext is the object worker.mjs passes to the Go program: env,
-// ready, fetch, startupMs and memoryBytes. syumai/workers' wasm_exec.js
+// ready, fetch, abortFetch, startupMs and memoryBytes. syumai/workers' wasm_exec.js
 // exposes it as the global "context".
 var runtimeContext = js.Global().Get("context")
 
@@ -80,27 +80,77 @@ func (consoleWriter) Write(p []byte) (int, error) {
 func LogWriter() io.Writer { return consoleWriter{} }
 
 // Serve hands h to the entry module and never returns: the Go program stays
-// alive for the isolate's lifetime and serves every request through the two
-// callbacks below, which are created once and never released.
-func Serve(h web.Handler) error {
+// alive for the isolate's lifetime and serves every request through the
+// callbacks below, which are created once and never released. The entry
+// module reads at most maxBody bytes of a request body.
+func Serve(h web.Handler, maxBody int) error {
 	exports := js.Global().Get("Object").New()
+	exports.Set("maxBodyBytes", maxBody)
+	// handle(method, url, headers, body, tooLarge, respond) starts serving a
+	// request and returns its id, for cancel.
 	exports.Set("handle", js.FuncOf(func(_ js.Value, args []js.Value) any {
 		req := &web.Request{
-			Method: args[0].String(),
-			URL:    args[1].String(),
-			Header: decodeHeader(args[2].String()),
-			Body:   bytesFromJS(args[3]),
+			Method:       args[0].String(),
+			URL:          args[1].String(),
+			Header:       decodeHeader(args[2].String()),
+			Body:         bytesFromJS(args[3]),
+			BodyTooLarge: args[4].Truthy(),
 		}
-		respond := args[4]
+		respond := args[5]
+		id, ctx := serving.start()
 		go func() {
-			resp := h.Serve(context.Background(), req)
+			resp := h.Serve(ctx, req)
+			serving.end(id)
 			respond.Invoke(resp.Status, encodeHeader(resp.Header), bytesToJS(resp.Body))
 		}()
+		return id
+	}))
+	// cancel(id) is called when the client of a request is gone.
+	exports.Set("cancel", js.FuncOf(func(_ js.Value, args []js.Value) any {
+		serving.cancel(args[0].Int())
 		return nil
 	}))
 	exports.Set("fetched", js.FuncOf(fetches.settle))
 	runtimeContext.Call("ready", exports)
 	select {}
+}
+
+// inflight holds the cancel functions of the requests being served, so that
+// a client that hangs up stops the work done for it.
+type inflight struct {
+	mu      sync.Mutex
+	next    int
+	cancels map[int]context.CancelFunc
+}
+
+var serving = &inflight{cancels: map[int]context.CancelFunc{}}
+
+func (f *inflight) start() (int, context.Context) {
+	ctx, cancel := context.WithCancel(context.Background())
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.next++
+	f.cancels[f.next] = cancel
+	return f.next, ctx
+}
+
+func (f *inflight) end(id int) {
+	f.mu.Lock()
+	cancel := f.cancels[id]
+	delete(f.cancels, id)
+	f.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+func (f *inflight) cancel(id int) {
+	f.mu.Lock()
+	cancel := f.cancels[id]
+	f.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
 }
 
 // Fetcher sends upstream requests with the runtime's fetch: the global one,
@@ -127,6 +177,7 @@ func (f Fetcher) Do(ctx context.Context, req *web.Request) (*web.Response, error
 		return r.resp, r.err
 	case <-ctx.Done():
 		fetches.forget(id)
+		runtimeContext.Call("abortFetch", id)
 		return nil, ctx.Err()
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -53,27 +54,42 @@ func DefaultHosts() []string {
 	return nil
 }
 
-// Serve answers HTTP on LISTEN_ADDR (default DefaultAddr) with h.
-func Serve(h web.Handler) error {
+// Serve answers HTTP on LISTEN_ADDR (default DefaultAddr) with h, reading
+// at most maxBody bytes of a request body.
+func Serve(h web.Handler, maxBody int) error {
 	addr := cmp.Or(os.Getenv("LISTEN_ADDR"), DefaultAddr)
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
 	log.Printf("serving on http://%s", ln.Addr())
-	srv := &http.Server{Handler: HTTPHandler(h), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: HTTPHandler(h, maxBody), ReadHeaderTimeout: 10 * time.Second}
 	return srv.Serve(ln)
 }
 
-// HTTPHandler adapts h to net/http, for Serve and for tests.
-func HTTPHandler(h web.Handler) http.Handler {
+// HTTPHandler adapts h to net/http, for Serve and for tests. A body is read
+// only up to maxBody bytes, before any check: past that the request reaches
+// h marked BodyTooLarge, with no body, and the connection is not reused.
+func HTTPHandler(h web.Handler, maxBody int) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(r.Body)
-		if err != nil {
-			http.Error(w, "cannot read request body", http.StatusBadRequest)
-			return
+		req := &web.Request{Method: r.Method, URL: "http://" + r.Host + r.URL.RequestURI(), Header: fromHTTP(r.Header)}
+		if r.ContentLength > int64(maxBody) {
+			req.BodyTooLarge = true
+		} else {
+			var err error
+			req.Body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, int64(maxBody)))
+			var tooLarge *http.MaxBytesError
+			switch {
+			case errors.As(err, &tooLarge):
+				req.Body, req.BodyTooLarge = nil, true
+			case err != nil:
+				http.Error(w, "cannot read request body", http.StatusBadRequest)
+				return
+			}
 		}
-		req := &web.Request{Method: r.Method, URL: "http://" + r.Host + r.URL.RequestURI(), Header: fromHTTP(r.Header), Body: body}
+		if req.BodyTooLarge {
+			w.Header().Set("connection", "close") // the rest of the body is never read
+		}
 		resp := h.Serve(r.Context(), req)
 		for k, v := range resp.Header {
 			w.Header().Set(k, v)

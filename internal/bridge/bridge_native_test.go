@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
@@ -21,7 +22,7 @@ func TestHTTPHandler(t *testing.T) {
 	srv := httptest.NewServer(HTTPHandler(web.HandlerFunc(func(_ context.Context, r *web.Request) *web.Response {
 		got = r
 		return &web.Response{Status: 201, Header: web.Header{"x-answer": "42"}, Body: []byte("made")}
-	})))
+	}), 1024))
 	defer srv.Close()
 	req, _ := http.NewRequest("POST", srv.URL+"/mcp?x=1", strings.NewReader(`{"a":1}`))
 	req.Header.Set("MCP-Protocol-Version", "2025-06-18")
@@ -41,6 +42,76 @@ func TestHTTPHandler(t *testing.T) {
 	}
 	if got.Header.Get("mcp-protocol-version") != "2025-06-18" || got.Header["accept"] != "application/json, text/event-stream" {
 		t.Errorf("headers %v", got.Header)
+	}
+}
+
+// countingBody counts what the handler reads of a request body.
+type countingBody struct {
+	io.ReadCloser
+	n *atomic.Int64
+}
+
+func (c countingBody) Read(p []byte) (int, error) {
+	n, err := c.ReadCloser.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// endless is a request body that never ends: what an attacker may send.
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	return len(p), nil
+}
+
+// A body over the cap costs the cap at most: it is not read past it, with
+// or without a Content-Length, and the handler sees it marked, not copied.
+func TestHTTPHandlerBodyCap(t *testing.T) {
+	const maxBody = 64 << 10
+	var read atomic.Int64
+	var got atomic.Value
+	h := HTTPHandler(web.HandlerFunc(func(_ context.Context, r *web.Request) *web.Response {
+		got.Store(*r)
+		return &web.Response{Status: 403, Header: web.Header{}}
+	}), maxBody)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = countingBody{r.Body, &read}
+		h.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	for _, tc := range []struct {
+		name     string
+		body     io.Reader
+		length   int64 // -1: chunked
+		tooLarge bool
+		maxRead  int64
+	}{
+		{name: "at the cap", body: strings.NewReader(strings.Repeat("x", maxBody)), length: maxBody, maxRead: maxBody},
+		{name: "declared over the cap", body: io.LimitReader(endless{}, 500<<20), length: 500 << 20, tooLarge: true, maxRead: 0},
+		{name: "chunked without end", body: io.LimitReader(endless{}, 500<<20), length: -1, tooLarge: true, maxRead: maxBody + 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			read.Store(0)
+			req, _ := http.NewRequest("POST", srv.URL+"/mcp", tc.body)
+			req.ContentLength = tc.length
+			req.Header.Set("Origin", "https://evil.example.com")
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				resp.Body.Close() // the server may also hang up while the client still sends
+			}
+			r, ok := got.Load().(web.Request)
+			if !ok {
+				t.Fatal("the handler was not called")
+			}
+			if r.BodyTooLarge != tc.tooLarge || tc.tooLarge && len(r.Body) != 0 || !tc.tooLarge && len(r.Body) != maxBody {
+				t.Errorf("handler got BodyTooLarge %v and %d body bytes", r.BodyTooLarge, len(r.Body))
+			}
+			if n := read.Load(); n > tc.maxRead {
+				t.Errorf("read %d bytes of the body, want at most %d", n, tc.maxRead)
+			}
+		})
 	}
 }
 

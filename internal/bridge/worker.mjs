@@ -27,6 +27,7 @@ function startGo(env) {
             resolve(exports);
           },
           fetch: (...args) => upstreamFetch(env, ...args),
+          abortFetch: (id) => fetchAborts.get(id)?.abort(),
           // The linear memory only grows; its size is the isolate's share
           // of memory taken by Go, reported in /healthz.
           memoryBytes: () => instance.exports.mem.buffer.byteLength,
@@ -84,10 +85,16 @@ async function readCapped(stream, max) {
   return out;
 }
 
+// fetchAborts holds an AbortController per upstream request under way, by
+// the Go side's id, so that Go can stop one it no longer waits for.
+const fetchAborts = new Map();
+
 // upstreamFetch runs one upstream request for the Go side and reports the
 // outcome through its fetched callback: (id, status, headers, body, failure, tooLarge).
 async function upstreamFetch(env, id, binding, method, url, headers, body, timeoutMs, maxBytes) {
   const exports = await goExports;
+  const abort = new AbortController();
+  fetchAborts.set(id, abort);
   try {
     const target = binding ? env[binding] : globalThis;
     const resp = await target.fetch(url, {
@@ -95,7 +102,7 @@ async function upstreamFetch(env, id, binding, method, url, headers, body, timeo
       headers: headersFromString(headers),
       body: body.byteLength > 0 ? body : undefined,
       redirect: "manual",
-      signal: timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined,
+      signal: timeoutMs > 0 ? AbortSignal.any([abort.signal, AbortSignal.timeout(timeoutMs)]) : abort.signal,
     });
     const bytes = await readCapped(resp.body, maxBytes);
     if (bytes === null) {
@@ -105,7 +112,18 @@ async function upstreamFetch(env, id, binding, method, url, headers, body, timeo
     }
   } catch (err) {
     exports.fetched(id, 0, "", null, `${err.name}: ${err.message}`, false);
+  } finally {
+    fetchAborts.delete(id);
   }
+}
+
+// readBody reads a request body up to max bytes, or returns null without
+// reading further when it is longer: a body is never read whole before the
+// Go side has checked anything.
+async function readBody(request, max) {
+  if (request.body === null) return new Uint8Array(0);
+  if (Number(request.headers.get("content-length")) > max) return null;
+  return readCapped(request.body, max);
 }
 
 const noBody = new Set([101, 204, 205, 304]);
@@ -114,15 +132,19 @@ export default {
   async fetch(request, env) {
     goExports ??= startGo(env);
     const exports = await goExports;
-    const body = new Uint8Array(await request.arrayBuffer());
+    const body = await readBody(request, exports.maxBodyBytes);
     return new Promise((resolve, reject) => {
       settleOnExit.add(reject);
-      exports.handle(request.method, request.url, headersToString(request.headers), body, (status, headers, out) => {
+      const respond = (status, headers, out) => {
         settleOnExit.delete(reject);
-        resolve(
-          new Response(noBody.has(status) ? null : out, { status, headers: headersFromString(headers) }),
-        );
-      });
+        if (request.signal?.aborted) return; // nobody waits for it
+        resolve(new Response(noBody.has(status) ? null : out, { status, headers: headersFromString(headers) }));
+      };
+      const id = exports.handle(request.method, request.url, headersToString(request.headers), body, body === null, respond);
+      // With the enable_request_signal compatibility flag, the runtime
+      // aborts the signal when the client goes away: the Go side then
+      // stops the work it does for it, upstream requests included.
+      request.signal?.addEventListener("abort", () => exports.cancel(id), { once: true });
     });
   },
 };

@@ -76,7 +76,9 @@ func Load(getenv func(string) string, hasBinding func(string) bool) (Config, err
 }
 
 // memosURL checks the instance URL. With a service binding the URL may name
-// any host: only its path prefix matters, and it may be left unset.
+// any host: only its path prefix matters, and it may be left unset. The
+// messages never quote the value: they reach /healthz, and an instance's
+// private address is not for every caller to read.
 func memosURL(raw string, allowHTTP bool) (*url.URL, error) {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
@@ -84,13 +86,15 @@ func memosURL(raw string, allowHTTP bool) (*url.URL, error) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-		return nil, fmt.Errorf("MEMOS_URL %q is not an absolute http(s) URL", raw)
+		return nil, errors.New("MEMOS_URL is not an absolute http(s) URL: give the base URL of your instance, with https")
 	}
-	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+	// An empty query or fragment ("…/?", "…#") counts too: the tools'
+	// paths would be appended after it.
+	if u.User != nil || strings.ContainsAny(raw, "?#") {
 		return nil, errors.New("MEMOS_URL must not carry credentials, a query or a fragment")
 	}
 	if u.Scheme == "http" && !allowHTTP && !isLoopback(u.Hostname()) {
-		return nil, fmt.Errorf("MEMOS_URL %q uses plain http to a non-loopback host: use https, or set MEMOS_ALLOW_HTTP=true for development", raw)
+		return nil, errors.New("MEMOS_URL uses plain http to a non-loopback host: use https, or set MEMOS_ALLOW_HTTP=true for development")
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""

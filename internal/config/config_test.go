@@ -30,6 +30,8 @@ func TestLoad(t *testing.T) {
 		{name: "other scheme", env: map[string]string{"MEMOS_URL": "ftp://memos.example.com"}, wantErr: "not an absolute http(s) URL"},
 		{name: "credentials", env: map[string]string{"MEMOS_URL": "https://u:p@memos.example.com"}, wantErr: "must not carry credentials"},
 		{name: "query", env: map[string]string{"MEMOS_URL": "https://memos.example.com/?x=1"}, wantErr: "must not carry credentials, a query"},
+		{name: "empty query", env: map[string]string{"MEMOS_URL": "https://memos.example.com?"}, wantErr: "must not carry credentials, a query"},
+		{name: "empty fragment", env: map[string]string{"MEMOS_URL": "https://memos.example.com/#"}, wantErr: "must not carry credentials, a query"},
 		{name: "binding without URL", env: map[string]string{"MEMOS_SERVICE": "MEMOS"}, binding: "MEMOS"},
 		{name: "binding missing", env: map[string]string{"MEMOS_SERVICE": "MEMOS"}, wantErr: `no service binding of that name`},
 		{name: "bad cap", env: map[string]string{"MEMOS_URL": "https://m.example.com", "MAX_BODY_BYTES": "-1"}, wantErr: `MAX_BODY_BYTES "-1" is not a positive integer`},
@@ -43,6 +45,10 @@ func TestLoad(t *testing.T) {
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
+				}
+				// The errors reach /healthz: never the instance's address.
+				if u := tc.env["MEMOS_URL"]; u != "" && strings.Contains(err.Error(), u) {
+					t.Errorf("error %q quotes MEMOS_URL", err)
 				}
 				return
 			}

@@ -39,9 +39,8 @@ func (fakeTools) Call(_ context.Context, name string, args gjson.Result, auth st
 
 func testHandler() *Handler {
 	return NewHandler(Options{
-		Name: "test-server", Version: "1.2.3", MaxBodyBytes: 4096, Tools: fakeTools{},
+		Name: "test-server", Version: "1.2.3", MaxBodyBytes: 4096, MaxResponseBytes: 2048, Tools: fakeTools{},
 		AllowedOrigins: []string{"https://app.example.com"},
-		AllowedHosts:   []string{"127.0.0.1", "localhost", "[::1]"},
 	})
 }
 

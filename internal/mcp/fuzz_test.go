@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -35,7 +36,10 @@ func FuzzServe(f *testing.F) {
 		}
 	}
 	h := testHandler()
+	counted := &countingTools{Tools: h.opts.Tools}
+	h.opts.Tools = counted
 	f.Fuzz(func(t *testing.T, body []byte, version, method, name, origin string) {
+		counted.calls.Store(0)
 		req := &web.Request{Method: "POST", URL: "http://127.0.0.1:8787/mcp", Body: body, Header: web.Header{
 			"content-type":         "application/json",
 			"mcp-protocol-version": version,
@@ -58,6 +62,13 @@ func FuzzServe(f *testing.F) {
 			t.Fatalf("invalid JSON answer %q for %q", resp.Body, body)
 		}
 		answer := gjson.ParseBytes(resp.Body)
+		// What one request may cost is bounded, whatever it holds.
+		if n := counted.calls.Load(); n > MaxBatchCalls {
+			t.Fatalf("%d tool calls for one request: %q", n, body)
+		}
+		if n := len(answer.Array()); answer.IsArray() && n > MaxBatchItems {
+			t.Fatalf("%d answers for one request: %q", n, body)
+		}
 		if answer.Get("error.code").Int() == -32603 {
 			t.Fatalf("internal error (a recovered panic) for %q: %s", body, resp.Body)
 		}
@@ -70,6 +81,17 @@ func FuzzServe(f *testing.F) {
 			}
 		}
 	})
+}
+
+// countingTools counts the tool calls made through it.
+type countingTools struct {
+	Tools
+	calls atomic.Int64
+}
+
+func (c *countingTools) Call(ctx context.Context, name string, args gjson.Result, auth string) ([]byte, bool) {
+	c.calls.Add(1)
+	return c.Tools.Call(ctx, name, args, auth)
 }
 
 func parseHeaders(head []byte) web.Header {

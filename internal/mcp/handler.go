@@ -7,6 +7,7 @@ import (
 	"context"
 	"log"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -30,13 +31,21 @@ const (
 	codeUnsupportedVersion = -32022
 )
 
+// codeAnswerTooLarge answers the batch messages left unserved once the
+// batch's answer passed MaxResponseBytes (a server error of JSON-RPC's
+// implementation-defined range).
+const codeAnswerTooLarge = -32000
+
 // Options configure a Handler.
 type Options struct {
 	Name, Version string // serverInfo
 	MaxBodyBytes  int
+	// MaxResponseBytes bounds a batch's answer: once it is passed, the
+	// remaining messages get an error instead of being served.
+	MaxResponseBytes int
 	// AllowedOrigins are browser origins allowed besides the endpoint's own
-	// host; AllowedHosts, when set, are the only host names served.
-	AllowedOrigins, AllowedHosts []string
+	// host. (The Host allowlist is the server's, for every path.)
+	AllowedOrigins []string
 	// Tools answers tools/list and tools/call.
 	Tools Tools
 }
@@ -118,21 +127,61 @@ func (h *Handler) Serve(ctx context.Context, req *web.Request) *web.Response {
 	return jsonResponse(r.status, header, r.body)
 }
 
+// Limits on a JSON-RPC batch, so that one HTTP request costs a bounded
+// amount of memory and of requests to Memos. Clients that batch at all send
+// a handful of messages.
+const (
+	MaxBatchItems = 16 // messages in one batch
+	MaxBatchCalls = 4  // tools/call requests in one batch, each one request to Memos
+)
+
 // serveBatch answers a JSON-RPC batch, which only 2025-03-26 and 2024-11-05
-// allow. A batch of notifications only is answered with no body.
+// allow. A batch of notifications only is answered with no body. Messages
+// are served in order until the answer passes MaxResponseBytes or the
+// client is gone; the rest get an error each.
 func (h *Handler) serveBatch(ctx context.Context, req *web.Request, batch gjson.Result) reply {
 	v := req.Header.Get("mcp-protocol-version")
 	if v == "" {
 		v = versionNoHeader
 	}
-	items := batch.Array()
-	if !allowsBatch(v) || len(items) == 0 {
-		return reply{400, jsonrpc.ErrorResponse(nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
-			Message: "invalid request: JSON-RPC batches are accepted only for protocol versions 2025-03-26 and 2024-11-05, and must not be empty"})}
+	// Count before anything is decoded: a 1 MB body holds 300,000 empty
+	// objects, and gjson's Array would allocate a Result for each.
+	items, calls := 0, 0
+	batch.ForEach(func(_, item gjson.Result) bool {
+		items++
+		if item.Get("method").Str == "tools/call" {
+			calls++
+		}
+		return items <= MaxBatchItems
+	})
+	var problem string
+	switch {
+	case !allowsBatch(v) || items == 0:
+		problem = "invalid request: JSON-RPC batches are accepted only for protocol versions 2025-03-26 and 2024-11-05, and must not be empty"
+	case items > MaxBatchItems:
+		problem = "invalid request: a batch may hold at most " + strconv.Itoa(MaxBatchItems) + " messages"
+	case calls > MaxBatchCalls:
+		problem = "invalid request: a batch may hold at most " + strconv.Itoa(MaxBatchCalls) + " tools/call requests; send the others separately"
+	}
+	if problem != "" {
+		return reply{400, jsonrpc.ErrorResponse(nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: problem})}
 	}
 	out := []byte{'['}
-	for _, item := range items {
-		r := h.serveOne(ctx, req, item, true)
+	for _, item := range batch.Array() {
+		var r reply
+		switch {
+		case ctx.Err() != nil:
+			return reply{} // nobody is waiting for the answer
+		case len(out) > h.opts.MaxResponseBytes:
+			id := item.Get("id")
+			if !id.Exists() {
+				continue
+			}
+			r.body = jsonrpc.ErrorResponse([]byte(id.Raw), &jsonrpc.Error{Code: codeAnswerTooLarge,
+				Message: "the batch's answer passed " + strconv.Itoa(h.opts.MaxResponseBytes) + " bytes before this message (MAX_RESPONSE_BYTES): send it on its own"})
+		default:
+			r = h.serveOne(ctx, req, item, true)
+		}
 		if r.body == nil {
 			continue
 		}
@@ -154,6 +203,10 @@ func (h *Handler) serveOne(ctx context.Context, req *web.Request, raw gjson.Resu
 		return reply{400, jsonrpc.ErrorResponse(id, rpcErr)}
 	}
 	c := &call{log: accesslog.From(ctx), msg: msg, req: req}
+	if inBatch && msg.Method == "initialize" {
+		c.version = versionNoHeader
+		return h.fail(c, 200, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: initialize must not be part of a JSON-RPC batch"})
+	}
 	defer func() {
 		// A bug below must cost one answer, never the Go instance that
 		// serves every request of the isolate.

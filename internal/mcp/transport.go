@@ -20,16 +20,11 @@ const corsAllowHeaders = "authorization, content-type, accept, mcp-protocol-vers
 // corsExposeHeaders are the response headers a browser client may read.
 const corsExposeHeaders = "mcp-protocol-version, mcp-session-id"
 
-// admit applies the HTTP rules that come before any JSON-RPC: the Host
-// allowlist (DNS rebinding), the Origin rules, and CORS. It returns the
-// headers every answer to this request carries, and a refusal when the
-// request goes no further.
+// admit applies the HTTP rules that come before any JSON-RPC: the Origin
+// rules and CORS. It returns the headers every answer to this request
+// carries, and a refusal when the request goes no further.
 func (h *Handler) admit(req *web.Request) (web.Header, *web.Response) {
 	header := web.Header{}
-	host := hostOf(req.URL)
-	if !h.hostAllowed(host) {
-		return header, refuse(403, header, "forbidden: this endpoint does not answer to host "+quote(host)+" (see ALLOWED_HOSTS)")
-	}
 	origin := req.Header.Get("origin")
 	if origin == "" {
 		// Not a browser: desktop and CLI clients send no Origin.
@@ -38,7 +33,7 @@ func (h *Handler) admit(req *web.Request) (web.Header, *web.Response) {
 		}
 		return header, nil
 	}
-	if !h.originAllowed(origin, host) {
+	if !h.originAllowed(origin, req.Host()) {
 		return header, refuse(403, header, "forbidden: origin "+quote(origin)+" may not call this endpoint (see ALLOWED_ORIGINS)")
 	}
 	header["access-control-allow-origin"] = origin
@@ -66,7 +61,7 @@ func (h *Handler) checkBody(req *web.Request, header web.Header) *web.Response {
 	if accept := req.Header.Get("accept"); accept != "" && !acceptsJSON(accept) {
 		return refuse(406, header, "not acceptable: this endpoint answers with application/json; include it in Accept")
 	}
-	if len(req.Body) > h.opts.MaxBodyBytes {
+	if req.BodyTooLarge || len(req.Body) > h.opts.MaxBodyBytes {
 		return refuse(413, header, "request body too large: the limit is "+strconv.Itoa(h.opts.MaxBodyBytes)+" bytes")
 	}
 	if jsonrpc.TooDeep(req.Body, maxNesting) {
@@ -77,22 +72,6 @@ func (h *Handler) checkBody(req *web.Request, header web.Header) *web.Response {
 
 func refuse(status int, header web.Header, msg string) *web.Response {
 	return jsonResponse(status, header, jsonrpc.ErrorResponse(nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: msg}))
-}
-
-// hostAllowed reports whether the request's host is one this endpoint
-// serves. An empty allowlist allows every host.
-func (h *Handler) hostAllowed(host string) bool {
-	if len(h.opts.AllowedHosts) == 0 {
-		return true
-	}
-	name := hostname(host)
-	for _, allowed := range h.opts.AllowedHosts {
-		allowed = strings.ToLower(strings.Trim(allowed, "[]"))
-		if allowed == name || allowed == host {
-			return true
-		}
-	}
-	return false
 }
 
 // originAllowed reports whether a browser origin may call: the endpoint's
@@ -112,31 +91,6 @@ func (h *Handler) originAllowed(origin, host string) bool {
 		}
 	}
 	return false
-}
-
-// hostOf returns the lower-case host[:port] of an absolute URL.
-func hostOf(rawURL string) string {
-	_, rest, ok := strings.Cut(rawURL, "://")
-	if !ok {
-		return ""
-	}
-	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
-		rest = rest[:i]
-	}
-	return strings.ToLower(rest)
-}
-
-// hostname drops the port and IPv6 brackets from host[:port].
-func hostname(host string) string {
-	if strings.HasPrefix(host, "[") {
-		if i := strings.IndexByte(host, ']'); i > 0 {
-			return host[1:i]
-		}
-	}
-	if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.Contains(host[:i], ":") {
-		return host[:i]
-	}
-	return host
 }
 
 func isJSONMediaType(ct string) bool {

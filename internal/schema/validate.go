@@ -18,87 +18,118 @@ const (
 )
 
 // violation is one failed constraint, found depth levels below the root.
+// Its message is written only for the one that is returned.
 type violation struct {
 	depth int
 	kind  int
 	at    string // where, as a caller names it: body.relations[0].type
-	msg   string
+	n     *node  // the constraint's schema, for the message
+}
+
+// before reports whether a should be fixed before b.
+func (a *violation) before(b *violation) bool {
+	if a.depth != b.depth {
+		return a.depth < b.depth
+	}
+	if a.kind != b.kind {
+		return a.kind < b.kind
+	}
+	return a.at < b.at
 }
 
 // Validate checks v, a decoded JSON value (map[string]any, []any, string,
 // json.Number, bool or nil), and returns the one violation a caller should
 // fix first: the shallowest, and among those a missing argument before an
-// unknown one, before a wrong type, before a wrong value.
+// unknown one, before a wrong type, before a wrong value. It keeps only the
+// best violation found so far and does not descend below it, so a value
+// with a problem in every item costs no more than one without.
 func (s *Schema) Validate(v any) error {
-	var found []violation
-	check(s.root, v, "", 0, &found)
-	if len(found) == 0 {
+	var best *violation
+	check(s.root, v, "", 0, &best)
+	if best == nil {
 		return nil
 	}
-	best := slices.MinFunc(found, func(a, b violation) int {
-		if a.depth != b.depth {
-			return a.depth - b.depth
-		}
-		if a.kind != b.kind {
-			return a.kind - b.kind
-		}
-		return strings.Compare(a.at+a.msg, b.at+b.msg)
-	})
-	return errors.New(best.msg)
+	return errors.New(best.message())
 }
 
-func check(n *node, v any, at string, depth int, found *[]violation) {
+func check(n *node, v any, at string, depth int, best **violation) {
 	if n.ref != nil {
-		check(n.ref, v, at, depth, found)
+		check(n.ref, v, at, depth, best)
 	}
-	report := func(kind int, msg string) {
-		*found = append(*found, violation{depth: depth, kind: kind, at: at, msg: msg})
+	report := func(kind int, where string) {
+		c := violation{depth: depth, kind: kind, at: where, n: n}
+		if *best == nil || c.before(*best) {
+			kept := c
+			*best = &kept
+		}
 	}
 	if len(n.types) > 0 && !slices.ContainsFunc(n.types, func(t string) bool { return hasType(v, t) }) {
-		if at == "" {
-			report(kindType, "arguments must be a JSON object")
-		} else {
-			report(kindType, "argument "+strconv.Quote(at)+" must be "+strings.Join(n.types, " or "))
-		}
+		report(kindType, at)
 	}
 	if n.enum != nil && !slices.ContainsFunc(n.enum, func(e any) bool { return equal(e, v) }) {
-		allowed := make([]string, len(n.enum))
-		for i, e := range n.enum {
-			allowed[i] = literal(e)
-		}
-		report(kindEnum, "argument "+strconv.Quote(at)+" must be one of "+strings.Join(allowed, ", "))
+		report(kindEnum, at)
 	}
 	switch v := v.(type) {
 	case map[string]any:
 		for _, name := range n.required {
 			if _, ok := v[name]; !ok {
-				report(kindRequired, "missing required argument "+strconv.Quote(member(at, name)))
+				report(kindRequired, member(at, name))
 				break
 			}
 		}
 		if n.minProps >= 0 && len(v) < n.minProps {
-			report(kindOther, "argument "+strconv.Quote(at)+" must have at least "+strconv.Itoa(n.minProps)+plural(n.minProps, " field", " fields"))
+			report(kindOther, at)
 		}
-		var unknown []string
+		unknown, anyUnknown := "", false
 		for name, child := range v {
-			if sub, ok := n.props[name]; ok {
-				check(sub, child, member(at, name), depth+1, found)
-			} else if n.extra != nil {
-				check(n.extra, child, member(at, name), depth+1, found)
-			} else if n.closed {
-				unknown = append(unknown, name)
+			sub, ok := n.props[name]
+			if !ok {
+				sub = n.extra
+			}
+			switch {
+			case sub != nil:
+				if *best == nil || (*best).depth > depth { // a deeper problem cannot come first
+					check(sub, child, member(at, name), depth+1, best)
+				}
+			case n.closed && (!anyUnknown || name < unknown):
+				unknown, anyUnknown = name, true
 			}
 		}
-		if len(unknown) > 0 {
-			report(kindUnknown, "unknown argument "+strconv.Quote(member(at, slices.Min(unknown))))
+		if anyUnknown {
+			report(kindUnknown, member(at, unknown))
 		}
 	case []any:
 		if n.items != nil {
 			for i, item := range v {
-				check(n.items, item, at+"["+strconv.Itoa(i)+"]", depth+1, found)
+				if *best != nil && (*best).depth <= depth {
+					break
+				}
+				check(n.items, item, at+"["+strconv.Itoa(i)+"]", depth+1, best)
 			}
 		}
 	}
+}
+
+// message says what is wrong, as the caller should read it.
+func (c *violation) message() string {
+	switch c.kind {
+	case kindRequired:
+		return "missing required argument " + strconv.Quote(c.at)
+	case kindUnknown:
+		return "unknown argument " + strconv.Quote(c.at)
+	case kindType:
+		if c.at == "" {
+			return "arguments must be a JSON object"
+		}
+		return "argument " + strconv.Quote(c.at) + " must be " + strings.Join(c.n.types, " or ")
+	case kindEnum:
+		allowed := make([]string, len(c.n.enum))
+		for i, e := range c.n.enum {
+			allowed[i] = literal(e)
+		}
+		return "argument " + strconv.Quote(c.at) + " must be one of " + strings.Join(allowed, ", ")
+	}
+	return "argument " + strconv.Quote(c.at) + " must have at least " + strconv.Itoa(c.n.minProps) + plural(c.n.minProps, " field", " fields")
 }
 
 // member names a member of the value at at.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/accesslog"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/jsonrpc"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/upstream"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 	"github.com/tidwall/gjson"
@@ -60,7 +61,7 @@ func New(opts Options) *Server {
 // it becomes a 500 and a log line; the Go instance keeps serving.
 func (s *Server) Serve(ctx context.Context, req *web.Request) (resp *web.Response) {
 	s.requests.Add(1)
-	path := pathOf(req.URL)
+	path := req.Path()
 	logPath := path // the caller's text is not logged: unknown paths are "other"
 	if path != "/mcp" && path != "/healthz" && path != "/" {
 		logPath = "other"
@@ -75,6 +76,9 @@ func (s *Server) Serve(ctx context.Context, req *web.Request) (resp *web.Respons
 			entry.Write(s.opts.AccessLog, resp.Status)
 		}
 	}()
+	if host := req.Host(); !hostAllowed(s.opts.Config.AllowedHosts, host) {
+		return refuseHost(path, host)
+	}
 	switch path {
 	case "/mcp":
 		if s.opts.ConfigErr != nil {
@@ -209,19 +213,43 @@ func errorJSON(status int, msg string) *web.Response {
 	return &web.Response{Status: status, Header: web.Header{"content-type": "application/json"}, Body: b}
 }
 
-// pathOf returns the path of an absolute URL, without query or fragment.
-func pathOf(rawURL string) string {
-	rest := rawURL
-	if i := strings.Index(rest, "://"); i >= 0 {
-		rest = rest[i+3:]
-		if j := strings.IndexByte(rest, '/'); j >= 0 {
-			rest = rest[j:]
-		} else {
-			rest = "/"
+// hostAllowed reports whether host (host[:port], as the request names it)
+// is one the gateway serves: the DNS-rebinding guard, for every path. An
+// empty allowlist allows every host.
+func hostAllowed(allowed []string, host string) bool {
+	if len(allowed) == 0 {
+		return true
+	}
+	name := hostname(host)
+	for _, a := range allowed {
+		a = strings.ToLower(strings.Trim(a, "[]"))
+		if a == name || a == host {
+			return true
 		}
 	}
-	if i := strings.IndexAny(rest, "?#"); i >= 0 {
-		rest = rest[:i]
+	return false
+}
+
+// refuseHost answers a request for a host not served; at /mcp as a
+// JSON-RPC error, which is what MCP clients read.
+func refuseHost(path, host string) *web.Response {
+	msg := "forbidden: this endpoint does not answer to host " + string(gjson.AppendJSONString(nil, host)) + " (see ALLOWED_HOSTS)"
+	if path != "/mcp" {
+		return errorJSON(403, msg)
 	}
-	return rest
+	body := jsonrpc.ErrorResponse(nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: msg})
+	return &web.Response{Status: 403, Header: web.Header{"content-type": "application/json"}, Body: body}
+}
+
+// hostname drops the port and IPv6 brackets from host[:port].
+func hostname(host string) string {
+	if strings.HasPrefix(host, "[") {
+		if i := strings.IndexByte(host, ']'); i > 0 {
+			return host[1:i]
+		}
+	}
+	if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.Contains(host[:i], ":") {
+		return host[:i]
+	}
+	return host
 }

@@ -131,17 +131,33 @@ func TestPanicIsContained(t *testing.T) {
 	}
 }
 
-func TestPathOf(t *testing.T) {
-	for in, want := range map[string]string{
-		"https://h.example.com/mcp":         "/mcp",
-		"https://h.example.com":             "/",
-		"https://h.example.com/a/b?c=d#e":   "/a/b",
-		"http://127.0.0.1:8787/healthz?x=y": "/healthz",
-		"/relative?q":                       "/relative",
+// The Host allowlist guards every path, not only /mcp: a page that rebinds
+// its DNS name to the gateway reads nothing, health included.
+func TestHostAllowlist(t *testing.T) {
+	s := newTestServer(okMCP, nil)
+	s.opts.Config.AllowedHosts = []string{"mcp.example.com", "127.0.0.1", "[::1]"}
+	for _, tc := range []struct {
+		name, url string
+		status    int
+		body      string
+	}{
+		{name: "allowed", url: "https://mcp.example.com/mcp", status: 200, body: `{"mcp":true}`},
+		{name: "allowed with port", url: "http://127.0.0.1:8787/healthz", status: 200},
+		{name: "allowed IPv6", url: "http://[::1]:8787/", status: 200},
+		{name: "mcp", url: "https://evil.example.com/mcp", status: 403,
+			body: `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"forbidden: this endpoint does not answer to host \"evil.example.com\" (see ALLOWED_HOSTS)"}}`},
+		{name: "health", url: "https://evil.example.com/healthz", status: 403,
+			body: `{"error":"forbidden: this endpoint does not answer to host \"evil.example.com\" (see ALLOWED_HOSTS)"}`},
+		{name: "description", url: "http://evil.example.com:8787/", status: 403,
+			body: `{"error":"forbidden: this endpoint does not answer to host \"evil.example.com:8787\" (see ALLOWED_HOSTS)"}`},
+		{name: "unknown path", url: "https://evil.example.com/x", status: 403},
 	} {
-		if got := pathOf(in); got != want {
-			t.Errorf("pathOf(%q) = %q, want %q", in, got, want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			resp := get(s, tc.url)
+			if resp.Status != tc.status || tc.body != "" && string(resp.Body) != tc.body {
+				t.Errorf("%s: %d %s, want %d %s", tc.url, resp.Status, resp.Body, tc.status, tc.body)
+			}
+		})
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
@@ -22,17 +23,44 @@ type Status struct {
 	Warning      string // a version mismatch with the registry; empty when none
 }
 
-// Probe reads the instance's public profile, without any token (but with
-// the Cloudflare Access service token, when one is configured). A problem is
-// explained as a tool call would explain it, naming the setting to fix.
+// healthTTL is how long Health reuses a probe's findings: /healthz answers
+// anyone who can reach the gateway, and must not become a way to send the
+// instance a request per hit.
+const healthTTL = 10 * time.Second
+
+// healthCache holds the last probe's findings for Health.
+type healthCache struct {
+	mu     sync.Mutex // held while probing, so that one probe runs at a time
+	status Status
+	at     time.Time
+}
+
+// Health returns what a probe of the instance found, probing at most once
+// per healthTTL.
+func (c *Client) Health(ctx context.Context) Status {
+	c.health.mu.Lock()
+	defer c.health.mu.Unlock()
+	if !c.health.at.IsZero() && time.Since(c.health.at) < healthTTL {
+		return c.health.status
+	}
+	st := c.Probe(ctx)
+	if ctx.Err() == nil { // a caller that hung up learnt nothing worth keeping
+		c.health.status, c.health.at = st, time.Now()
+	}
+	return st
+}
+
+// Probe reads the instance's public profile, without any token but with
+// the Cloudflare Access service token, when one is configured: it is the
+// gateway's own request to a fixed path, made at most once per healthTTL for
+// /healthz and once per versionTTL for tool calls. A problem is explained as
+// a tool call would explain it, naming the setting to fix.
 func (c *Client) Probe(ctx context.Context) Status {
 	probeCtx, cancel := context.WithTimeout(ctx, min(c.cfg.Timeout, probeTimeout))
 	defer cancel()
-	resp, err := c.doer.Do(probeCtx, &web.Request{
-		Method: "GET",
-		URL:    c.endpoint(profilePath),
-		Header: c.header(""),
-	})
+	header := web.Header{"accept": "application/json"}
+	c.addAccess(header)
+	resp, err := c.doer.Do(probeCtx, &web.Request{Method: "GET", URL: c.endpoint(profilePath), Header: header})
 	if err != nil {
 		log.Printf("health check: GET %s: %v", profilePath, err)
 		return Status{Problem: c.failure(ctx, probeCtx, err)}

@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
@@ -228,7 +229,8 @@ func TestParseTemplate(t *testing.T) {
 }
 
 // The caller's Authorization goes upstream unchanged, the Access service
-// token is added when configured, and nothing else is sent.
+// token is added when configured and the caller sent a token, and nothing
+// else is sent.
 func TestHeaders(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -264,6 +266,26 @@ func TestHeaders(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// An anonymous call never gets the Access service token: behind Access it is
+// answered at once, without any request upstream (Access would refuse it,
+// and the gateway must not lend its credentials to strangers).
+func TestAnonymousBehindAccess(t *testing.T) {
+	cfg := testConfig()
+	cfg.AccessClientID, cfg.AccessClientSecret = "id.access", "shh"
+	for _, auth := range []string{"", "Bearer ", "bearer", "  "} {
+		doer := &fakeDoer{probes: true}
+		c := New(cfg, doer)
+		res, ok := c.Call(t.Context(), "memo_get_memo", gjson.Parse(`{"memo":"a"}`), auth)
+		text := gjson.GetBytes(res, "content.0.text").Str
+		if !ok || !gjson.GetBytes(res, "isError").Bool() || !strings.Contains(text, "behind Cloudflare Access") || strings.Contains(string(res), "shh") {
+			t.Errorf("call with Authorization %q behind Access: %s", auth, res)
+		}
+		if reqs := doer.requests(); len(reqs) != 0 {
+			t.Errorf("Authorization %q: %d upstream requests, want none: %v", auth, len(reqs), reqs[0].Header)
+		}
 	}
 }
 
@@ -318,6 +340,26 @@ func FuzzPathArguments(f *testing.F) {
 			t.Fatalf("URL %q has a query, a fragment or another host", reqs[0].URL)
 		}
 	})
+}
+
+// /healthz probes the instance at most once per healthTTL, however often it
+// is asked: it answers anyone who reaches the gateway.
+func TestHealthIsCached(t *testing.T) {
+	doer := &fakeDoer{probes: true, resp: &web.Response{Status: 200, Header: web.Header{"content-type": "application/json"}, Body: []byte(`{"version":"dev"}`)}}
+	c := New(testConfig(), doer)
+	for range 50 {
+		if s := c.Health(t.Context()); s.Problem != "" || s.MemosVersion != "dev" {
+			t.Fatalf("status %+v", s)
+		}
+	}
+	if n := len(doer.requests()); n != 1 {
+		t.Errorf("%d probes for 50 health checks, want 1", n)
+	}
+	c.health.at = time.Now().Add(-healthTTL) // as if healthTTL had passed
+	c.Health(t.Context())
+	if n := len(doer.requests()); n != 2 {
+		t.Errorf("%d probes after the cache expired, want 2", n)
+	}
 }
 
 // The health check passes Cloudflare Access too, and sends no token.

@@ -19,6 +19,10 @@ import (
 // details go to the log.
 var errInternal = errors.New("the gateway could not run this tool (see the Worker's logs)")
 
+// errNeedsToken answers an anonymous tool call when the instance is behind
+// Cloudflare Access.
+var errNeedsToken = errors.New("this Memos instance is behind Cloudflare Access, which lets the gateway in only with your own Memos access token: send it as Authorization: Bearer <token>")
+
 // send runs req against Memos and turns the outcome into a CallToolResult.
 func (c *Client) send(ctx context.Context, t *registry.Tool, req *web.Request) []byte {
 	callCtx := ctx
@@ -79,8 +83,10 @@ func (c *Client) refusal(resp *web.Response) (msg, detail string) {
 		if isAccessLogin(loc) {
 			return c.accessProblem(head), "redirect to a Cloudflare Access login"
 		}
+		// Login proxies echo the original URL, arguments included, in the
+		// target's query: the log gets the target without it.
 		return head + ": the instance's address answered with a redirect, which is not followed (it would take your token elsewhere): set MEMOS_URL to the instance's final address",
-			"redirect to " + loc
+			"redirect to " + withoutQuery(loc)
 	}
 	body := bytes.TrimSpace(resp.Body)
 	if gjson.ValidBytes(body) && len(body) > 0 {
@@ -144,6 +150,14 @@ func (c *Client) accessProblem(head string) string {
 // isAccessLogin reports whether a redirect goes to a Cloudflare Access login.
 func isAccessLogin(location string) bool {
 	return strings.Contains(location, ".cloudflareaccess.com") || strings.Contains(location, "/cdn-cgi/access/")
+}
+
+// withoutQuery cuts a URL before its query or fragment.
+func withoutQuery(u string) string {
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
+		return u[:i]
+	}
+	return u
 }
 
 // clip shortens an upstream message to a sane length for a tool result.

@@ -183,6 +183,8 @@ func TestUpstreamFailures(t *testing.T) {
 			want: "302 Found: Cloudflare Access did not accept the configured service token (CF_ACCESS_CLIENT_ID, CF_ACCESS_CLIENT_SECRET)"},
 		{name: "redirect elsewhere", resp: &web.Response{Status: 301, Header: web.Header{"location": "https://elsewhere.example.net/api/v1/memos/a"}},
 			want: "301 Moved Permanently: the instance's address answered with a redirect, which is not followed (it would take your token elsewhere): set MEMOS_URL to the instance's final address"},
+		{name: "redirect that echoes the call", resp: &web.Response{Status: 302, Header: web.Header{"location": "https://login.example.net/oauth2/start?rd=%2Fapi%2Fv1%2Fmemos%2Fsecret-id#secret-id"}},
+			want: "302 Found: the instance's address answered with a redirect, which is not followed"},
 		{name: "Access forbidden page", resp: &web.Response{Status: 403, Header: html, Body: page},
 			want: "403 Forbidden: Cloudflare Access answered instead of Memos: create a service token"},
 		{name: "Access forbidden page with a token configured", access: true, resp: &web.Response{Status: 403, Header: html, Body: page},

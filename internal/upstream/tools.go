@@ -6,6 +6,7 @@ package upstream
 import (
 	"context"
 	"log"
+	"strings"
 	"sync"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/accesslog"
@@ -23,6 +24,7 @@ type Client struct {
 	base    string // MEMOS_URL, or a placeholder host behind a service binding
 	tools   map[string]*tool
 	version versionCache
+	health  healthCache
 }
 
 // New returns a Client for cfg, sending requests through doer.
@@ -123,6 +125,15 @@ func (c *Client) Call(ctx context.Context, name string, args gjson.Result, autho
 	}
 	entry := accesslog.From(ctx)
 	entry.SetTool(name)
+	if !hasToken(authorization) {
+		authorization = "" // "Bearer " alone is no token either
+	}
+	if authorization == "" && c.cfg.AccessClientID != "" {
+		// Access would refuse the call without the service token, which
+		// goes only with a caller's token: no need to ask it.
+		entry.SetOutcome(accesslog.ToolError)
+		return errorResult(errNeedsToken.Error()), true
+	}
 	req, err := c.request(t, args, authorization)
 	if err != nil {
 		entry.SetOutcome(accesslog.ToolError)
@@ -182,19 +193,34 @@ func (c *Client) request(t *tool, args gjson.Result, authorization string) (*web
 	return req, nil
 }
 
-// header returns the headers of every upstream request: the caller's
-// Authorization, unchanged, and the Cloudflare Access service token when one
-// is configured. Nothing else of the caller's request is forwarded.
+// header returns the headers of a tool call's upstream request: the
+// caller's Authorization, unchanged, and the Cloudflare Access service
+// token when one is configured. Nothing else of the caller's request is
+// forwarded. The service token goes only with a caller's own token: lent to
+// anonymous callers, it would open an Access-protected instance to anyone.
 func (c *Client) header(authorization string) web.Header {
 	h := web.Header{"accept": "application/json"}
 	if authorization != "" {
 		h["authorization"] = authorization
+		c.addAccess(h)
 	}
+	return h
+}
+
+// hasToken reports whether an Authorization header carries credentials: a
+// scheme alone ("Bearer ", as clients send with an empty token setting)
+// carries none.
+func hasToken(authorization string) bool {
+	scheme, credentials, _ := strings.Cut(strings.TrimSpace(authorization), " ")
+	return scheme != "" && strings.TrimSpace(credentials) != ""
+}
+
+// addAccess adds the Cloudflare Access service token, when one is configured.
+func (c *Client) addAccess(h web.Header) {
 	if c.cfg.AccessClientID != "" {
 		h["cf-access-client-id"] = c.cfg.AccessClientID
 		h["cf-access-client-secret"] = c.cfg.AccessClientSecret
 	}
-	return h
 }
 
 // endpoint returns the absolute URL of an API path. Through a service

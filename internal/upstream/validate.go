@@ -16,10 +16,17 @@ type arguments struct {
 	bodyRaw string         // the "body" argument exactly as the caller wrote it
 }
 
+// MaxArgumentValues bounds how many JSON values (objects, arrays, members and
+// items all count) a tool call's arguments may hold. Decoded values take
+// several times their text's size: 1 MB of "[1,1,…]" would take tens of MB.
+// The tools' real arguments hold a few dozen.
+const MaxArgumentValues = 10000
+
 // decodeArguments turns the call's arguments into plain values without
 // reflection. Absent or null arguments are an empty object. Members whose
 // value is null count as absent, as they do for Memos; a key given twice
-// anywhere is refused, so that what is validated is what is sent.
+// anywhere is refused, so that what is validated is what is sent. More than
+// MaxArgumentValues values are refused before they are decoded.
 func decodeArguments(args gjson.Result) (arguments, error) {
 	var a arguments
 	if !args.Exists() || args.Type == gjson.Null {
@@ -28,6 +35,9 @@ func decodeArguments(args gjson.Result) (arguments, error) {
 	}
 	if !args.IsObject() {
 		return a, fmt.Errorf("arguments must be a JSON object, not %s", jsonKind(args))
+	}
+	if countValues(args, MaxArgumentValues+1) > MaxArgumentValues {
+		return a, fmt.Errorf("arguments hold more than %d values: send less in one call", MaxArgumentValues)
 	}
 	v, err := decodeValue(args, nil)
 	if err != nil {
@@ -86,6 +96,19 @@ func decodeValue(r gjson.Result, path []string) (any, error) {
 		return err == nil
 	})
 	return obj, err
+}
+
+// countValues counts the values in r, itself included, stopping once the
+// count reaches limit. It walks the text without decoding anything.
+func countValues(r gjson.Result, limit int) int {
+	n := 1
+	if r.IsArray() || r.IsObject() {
+		r.ForEach(func(_, v gjson.Result) bool {
+			n += countValues(v, limit-n)
+			return n < limit
+		})
+	}
+	return n
 }
 
 // jsonKind names the JSON type of r for messages.

@@ -3,6 +3,7 @@ package upstream
 import (
 	"context"
 	"net/url"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -122,6 +123,41 @@ func TestArgumentErrors(t *testing.T) {
 			}
 			if n := len(doer.requests()); n != 0 {
 				t.Errorf("invalid arguments reached Memos (%d requests)", n)
+			}
+		})
+	}
+}
+
+// Arguments with very many values are refused before they are decoded, and
+// a problem in every item costs no more than one: what a call costs is
+// measured, not only what it answers.
+func TestArgumentCost(t *testing.T) {
+	many := func(item string, n int) string {
+		return `{"memo":"a","body":{"relations":[` + strings.Repeat(item+",", n-1) + item + `]}}`
+	}
+	for _, tc := range []struct {
+		name, args, want string
+		maxAlloc         uint64
+	}{
+		{"1 MB of wrong-typed items", many("1", 500_000), "arguments hold more than 10000 values: send less in one call", 64 << 10},
+		{"1 MB of empty objects", many("{}", 330_000), "arguments hold more than 10000 values: send less in one call", 64 << 10},
+		{"wrong-typed items under the cap", many("1", 9_000), `argument "body.relations[0]" must be object`, 4 << 20},
+		{"items each missing a member, under the cap", many(`{"type":"REFERENCE"}`, 4_000), `missing required argument "body.relations[0].memo"`, 4 << 20},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := New(testConfig(), &fakeDoer{})
+			args := gjson.Parse(tc.args)
+			c.Call(t.Context(), "memo_set_memo_relations", gjson.Parse(`{}`), "") // compile the schema first
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			res, _ := c.Call(t.Context(), "memo_set_memo_relations", args, "Bearer tok")
+			runtime.ReadMemStats(&after)
+			if text := gjson.GetBytes(res, "content.0.text").Str; text != tc.want {
+				t.Errorf("got %q, want %q", text, tc.want)
+			}
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > tc.maxAlloc {
+				t.Errorf("the call allocated %d bytes for %d bytes of arguments, want at most %d", alloc, len(tc.args), tc.maxAlloc)
 			}
 		})
 	}

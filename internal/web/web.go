@@ -35,6 +35,38 @@ type Request struct {
 	URL    string // absolute: scheme, host, path and query
 	Header Header
 	Body   []byte
+	// BodyTooLarge is set on an inbound request whose body the runtime
+	// stopped reading at the body cap; Body is then empty.
+	BodyTooLarge bool
+}
+
+// Host returns the lower-case host[:port] of the request's URL.
+func (r *Request) Host() string {
+	_, rest, ok := strings.Cut(r.URL, "://")
+	if !ok {
+		return ""
+	}
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	return strings.ToLower(rest)
+}
+
+// Path returns the path of the request's URL, without query or fragment.
+func (r *Request) Path() string {
+	rest := r.URL
+	if i := strings.Index(rest, "://"); i >= 0 {
+		rest = rest[i+3:]
+		if j := strings.IndexByte(rest, '/'); j >= 0 {
+			rest = rest[j:]
+		} else {
+			rest = "/"
+		}
+	}
+	if i := strings.IndexAny(rest, "?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	return rest
 }
 
 // Response is an HTTP response.

@@ -40,12 +40,12 @@ func newHandler(tb testing.TB) web.Handler {
 	return server.New(server.Options{
 		Config: cfg,
 		MCP: mcp.NewHandler(mcp.Options{
-			Name: "memos-mcp-edge", Version: "bench", Tools: tools,
-			MaxBodyBytes: cfg.MaxBodyBytes, AllowedOrigins: cfg.AllowedOrigins, AllowedHosts: cfg.AllowedHosts,
+			Name: "memos-mcp-edge", Version: "bench", Tools: tools, AllowedOrigins: cfg.AllowedOrigins,
+			MaxBodyBytes: cfg.MaxBodyBytes, MaxResponseBytes: cfg.MaxRespBytes,
 		}),
 		MemosVersion: registry.MemosVersion(),
 		ToolCount:    len(registry.All()),
-		Probe:        tools.Probe,
+		Probe:        tools.Health,
 		AccessLog:    io.Discard, // formatted as in the Worker, written nowhere
 	})
 }

@@ -59,7 +59,7 @@ const encoder = new TextEncoder();
 function send(body) {
   return new Promise((resolve) => {
     answered = resolve;
-    exports.handle("POST", url, headers, body, respond);
+    exports.handle("POST", url, headers, body, false, respond);
   });
 }
 

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -111,7 +110,7 @@ func (w workerDir) dev(root string, vars map[string]string) (*worker, error) {
 	node, args := harness.Wrangler(root)
 	args = append(args, "dev", "--config", w.config, "--ip", "127.0.0.1", "--port", strconv.Itoa(port),
 		"--inspector-port", strconv.Itoa(inspector), "--persist-to", state, "--log-level", "warn")
-	for _, k := range sortedKeys(vars) {
+	for _, k := range harness.SortedKeys(vars) {
 		args = append(args, "--var", k+":"+vars[k])
 	}
 	return w.launch(port, node, args, "WRANGLER_SEND_METRICS=false", "NO_COLOR=1")
@@ -141,7 +140,7 @@ func (w workerDir) workerd(root, compat string, vars map[string]string) (*worker
 		}
 	}
 	var bindings strings.Builder
-	for _, k := range sortedKeys(vars) {
+	for _, k := range harness.SortedKeys(vars) {
 		fmt.Fprintf(&bindings, "(name = %q, text = %q), ", k, vars[k])
 	}
 	config := fmt.Sprintf(workerdConfig, "127.0.0.1:"+strconv.Itoa(port), modules.String(), compat, bindings.String())
@@ -187,15 +186,6 @@ func (w workerDir) launch(port int, name string, args []string, env ...string) (
 		return nil, fmt.Errorf("%s: %w", w.name, err)
 	}
 	return &worker{Process: p, name: w.name, URL: "http://127.0.0.1:" + strconv.Itoa(port)}, nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // waitReady polls POST /mcp with body and header every few milliseconds

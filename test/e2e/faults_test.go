@@ -40,6 +40,7 @@ type faultProxy struct {
 	srv    *http.Server
 	fault  http.HandlerFunc // nil passes through
 	bearer []string         // Authorization headers of passed-through requests
+	paths  []string         // the path of every request it got, faults included
 }
 
 func startFaultProxy(t *testing.T) *faultProxy {
@@ -63,6 +64,7 @@ func (p *faultProxy) URL() string { return "http://" + p.addr }
 func (p *faultProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.mu.Lock()
 	fault := p.fault
+	p.paths = append(p.paths, r.URL.Path)
 	if fault == nil {
 		p.bearer = append(p.bearer, r.Header.Get("Authorization"))
 	}
@@ -80,6 +82,22 @@ func (p *faultProxy) serveOn(ln net.Listener) {
 	p.srv = srv
 	p.mu.Unlock()
 	go srv.Serve(ln)
+}
+
+// requests returns how many requests the proxy got for paths other than
+// the instance profile (which health checks and version learning read),
+// and how many for it.
+func (p *faultProxy) requests() (tools, profile int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, path := range p.paths {
+		if path == "/api/v1/instance/profile" {
+			profile++
+		} else {
+			tools++
+		}
+	}
+	return tools, profile
 }
 
 // set makes every later request get fault (nil: pass through to Memos).

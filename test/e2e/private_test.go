@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/test/harness"
@@ -122,12 +123,18 @@ func TestServiceBindingMissing(t *testing.T) {
 // Access: with the right service-token headers it passes requests to Memos;
 // with wrong ones it refuses with Access' 403 page; without any it answers
 // Access' HTML login page.
-func accessStandIn(t *testing.T, id, secret string) string {
+// It counts the requests that carried the service token without a caller's
+// token, other than the gateway's own health probe: lent credentials.
+func accessStandIn(t *testing.T, id, secret string) (string, *atomic.Int64) {
 	t.Helper()
 	target, _ := url.Parse(memos.URL)
 	proxy := httputil.NewSingleHostReverseProxy(target)
+	lent := &atomic.Int64{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		gotID, gotSecret := r.Header.Get("CF-Access-Client-Id"), r.Header.Get("CF-Access-Client-Secret")
+		if gotID != "" && r.Header.Get("Authorization") == "" && r.URL.Path != "/api/v1/instance/profile" {
+			lent.Add(1)
+		}
 		switch {
 		case gotID == id && gotSecret == secret:
 			r.Header.Del("CF-Access-Client-Id")
@@ -143,15 +150,16 @@ func accessStandIn(t *testing.T, id, secret string) string {
 		}
 	}))
 	t.Cleanup(srv.Close)
-	return srv.URL
+	return srv.URL, lent
 }
 
 // An instance behind Cloudflare Access is reached with the service token
 // from the Worker's secrets; without it, or with a wrong one, the tool error
-// and /healthz say what to set.
+// and /healthz say what to set. An anonymous caller never gets the service
+// token lent: its call is answered without reaching Access.
 func TestAccessProtectedInstance(t *testing.T) {
 	const id, secret = "stand-in.access", "stand-in-secret"
-	standIn := accessStandIn(t, id, secret)
+	standIn, lent := accessStandIn(t, id, secret)
 	for _, tc := range []struct {
 		name    string
 		vars    map[string]string
@@ -175,6 +183,13 @@ func TestAccessProtectedInstance(t *testing.T) {
 				}
 				if user := c.ok("auth_get_current_user", nil); str(user, "user.name") != "users/"+memos.Username {
 					t.Errorf("current user through Access: %v", user)
+				}
+				anonymous := anonymousTools(t, gw.URL)
+				if got := anonymous.fails("memo_list_memos", nil); !strings.HasPrefix(got, "this Memos instance is behind Cloudflare Access") {
+					t.Errorf("anonymous call through Access: %s", got)
+				}
+				if n := lent.Load(); n != 0 {
+					t.Errorf("%d requests carried the service token without a caller's token", n)
 				}
 				return
 			}

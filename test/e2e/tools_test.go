@@ -39,13 +39,13 @@ func toolsAt(t *testing.T, base, token string) *tools {
 }
 
 // anonymousTools is a session that sends no Authorization header at all.
-func anonymousTools(t *testing.T) *tools {
+func anonymousTools(t *testing.T, base string) *tools {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	client := mcp.NewClient(&mcp.Implementation{Name: "memos-mcp-edge-e2e-anonymous", Version: "0"}, nil)
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{
-		Endpoint: worker.URL + "/mcp", HTTPClient: &http.Client{}, DisableStandaloneSSE: true, MaxRetries: -1,
+		Endpoint: base + "/mcp", HTTPClient: &http.Client{}, DisableStandaloneSSE: true, MaxRetries: -1,
 	}, nil)
 	if err != nil {
 		t.Fatalf("connect: %v", err)
@@ -325,7 +325,7 @@ func TestToolsErrors(t *testing.T) {
 	c := newTools(t, memos.Token)
 
 	t.Run("no token", func(t *testing.T) {
-		anon := anonymousTools(t)
+		anon := anonymousTools(t, worker.URL)
 		if msg := anon.fails("memo_create_memo", map[string]any{"body": map[string]any{"content": "anonymous"}}); msg != "401 Unauthorized: authentication required" {
 			t.Errorf("got %q", msg)
 		}
@@ -394,7 +394,7 @@ func TestToolsAnonymousPublicRead(t *testing.T) {
 	c := newTools(t, memos.Token)
 	public := c.createMemo("a public memo for anonymous readers", "PUBLIC")
 	private := c.createMemo("a private memo", "PRIVATE")
-	anon := anonymousTools(t)
+	anon := anonymousTools(t, worker.URL)
 	if got := anon.ok("memo_get_memo", map[string]any{"memo": public}); str(got, "content") != "a public memo for anonymous readers" {
 		t.Errorf("anonymous read: %v", got)
 	}

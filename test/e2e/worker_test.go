@@ -27,6 +27,9 @@ type health struct {
 		ID        string  `json:"id"`
 		Requests  int64   `json:"requests"`
 		StartupMs float64 `json:"startupMs"`
+		Memory    struct {
+			WasmBytes int64 `json:"wasmBytes"`
+		} `json:"memory"`
 	} `json:"instance"`
 }
 

@@ -1,7 +1,9 @@
 package harness
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -36,6 +38,11 @@ type WorkerOptions struct {
 	// wrangler dev runs next to this one, reachable through service
 	// bindings (stand-ins for a tunnel or a Workers VPC service).
 	Sidecars []string
+	// Front is the configuration of a Worker that wrangler dev serves on
+	// the port instead of the gateway, reaching the gateway through a
+	// service binding to "memos-mcp-edge" (a stand-in for a client that
+	// hangs up, which wrangler dev cannot otherwise show the gateway).
+	Front string
 }
 
 // Wrangler returns the command that runs the pinned wrangler with the pinned
@@ -58,25 +65,30 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 		return nil, err
 	}
 	config := filepath.Join(opts.Root, "wrangler.toml")
+	vars := opts.Vars
 	if !opts.RepoConfig {
-		if config, err = copyWorker(opts.Root, opts.Dir, opts.Config); err != nil {
+		inline := map[string]string(nil)
+		if opts.Front != "" {
+			// --var sets the variables of the first configuration only.
+			inline, vars = vars, nil
+		}
+		if config, err = copyWorker(opts.Root, opts.Dir, opts.Config, inline); err != nil {
 			return nil, err
 		}
 	}
 	node, args := Wrangler(opts.Root)
-	args = append(args, "dev", "--config", config)
+	args = append(args, "dev")
+	if opts.Front != "" {
+		args = append(args, "--config", opts.Front) // the first configuration is the one served
+	}
+	args = append(args, "--config", config)
 	for _, side := range opts.Sidecars {
 		args = append(args, "--config", side)
 	}
 	args = append(args, "--ip", "127.0.0.1", "--port", strconv.Itoa(port),
 		"--inspector-port", strconv.Itoa(inspector), "--persist-to", filepath.Join(opts.Dir, "wrangler-state"))
-	names := make([]string, 0, len(opts.Vars))
-	for k := range opts.Vars {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		args = append(args, "--var", k+":"+opts.Vars[k])
+	for _, k := range SortedKeys(vars) {
+		args = append(args, "--var", k+":"+vars[k])
 	}
 	env := []string{"WRANGLER_SEND_METRICS=false", "NO_COLOR=1"}
 	proc, err := start(node, opts.Root, opts.Dir, env, args...)
@@ -104,9 +116,21 @@ var (
 	mainLine   = regexp.MustCompile(`(?m)^main = .*$`)
 )
 
+// SortedKeys returns the keys of m in order, for command lines and
+// configurations that must come out the same each time.
+func SortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
 // copyWorker copies build/ into dir and writes a wrangler configuration that
-// serves it: the repository's, without the build step, plus extra.
-func copyWorker(root, dir, extra string) (string, error) {
+// serves it: the repository's, without the build step, with vars set in its
+// [vars] table, plus extra.
+func copyWorker(root, dir, extra string, vars map[string]string) (string, error) {
 	src, err := os.ReadFile(filepath.Join(root, "wrangler.toml"))
 	if err != nil {
 		return "", err
@@ -126,6 +150,12 @@ func copyWorker(root, dir, extra string) (string, error) {
 	}
 	config := buildTable.ReplaceAll(src, []byte("$1"))
 	config = mainLine.ReplaceAll(config, []byte(`main = "build/worker.mjs"`))
+	for _, k := range SortedKeys(vars) {
+		line := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(k) + ` = .*\n`)
+		config = line.ReplaceAll(config, nil)
+		value, _ := json.Marshal(vars[k]) // a JSON string is a TOML basic string here
+		config = bytes.Replace(config, []byte("[vars]\n"), []byte("[vars]\n"+k+" = "+string(value)+"\n"), 1)
+	}
 	config = append(config, "\n"+extra...)
 	path := filepath.Join(dir, "wrangler.toml")
 	return path, os.WriteFile(path, config, 0o644)
