@@ -20,6 +20,7 @@ const (
 	ProtocolError = "protocol_error" // a JSON-RPC error
 	Refused       = "refused"        // turned away before JSON-RPC (origin, host, size, media type…)
 	Notification  = "notification"   // accepted with no answer
+	Cancelled     = "cancelled"      // the client went away before the answer
 	ServerError   = "server_error"   // a bug or a misconfiguration
 )
 

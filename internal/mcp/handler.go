@@ -170,8 +170,9 @@ func (h *Handler) serveBatch(ctx context.Context, req *web.Request, batch gjson.
 	for _, item := range batch.Array() {
 		var r reply
 		switch {
-		case ctx.Err() != nil:
-			return reply{} // nobody is waiting for the answer
+		case ctx.Err() != nil: // nobody is waiting for the answer
+			accesslog.From(ctx).SetOutcome(accesslog.Cancelled)
+			return reply{}
 		case len(out) > h.opts.MaxResponseBytes:
 			id := item.Get("id")
 			if !id.Exists() {

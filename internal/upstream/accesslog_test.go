@@ -19,15 +19,26 @@ func TestCallAccessLog(t *testing.T) {
 	for _, tc := range []struct {
 		name, args string
 		resp       *web.Response
+		hangUp     bool // the client goes away while Memos is asked
 		want       map[string]string
 	}{
 		{name: "success", args: `{"memo":"secret-memo-id"}`, want: map[string]string{"tool": "memo_get_memo", "upstreamStatus": "200", "outcome": "ok"}},
 		{name: "Memos refuses", args: `{"memo":"secret-memo-id"}`, resp: notFound, want: map[string]string{"upstreamStatus": "404", "outcome": "tool_error"}},
 		{name: "invalid arguments", args: `{"memo":"secret-memo-id","bogus":1}`, want: map[string]string{"tool": "memo_get_memo", "outcome": "tool_error", "upstreamStatus": ""}},
+		{name: "client gone", args: `{"memo":"secret-memo-id"}`, hangUp: true, want: map[string]string{"tool": "memo_get_memo", "outcome": "cancelled", "upstreamStatus": ""}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, entry := accesslog.Start(context.Background(), "/mcp")
-			New(testConfig(), &fakeDoer{resp: tc.resp}).Call(ctx, "memo_get_memo", gjson.Parse(tc.args), "Bearer secret-token")
+			doer := &fakeDoer{resp: tc.resp}
+			if tc.hangUp {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithCancel(ctx)
+				doer.answer = func(ctx context.Context, _ *web.Request) (*web.Response, error) {
+					cancel()
+					return nil, ctx.Err()
+				}
+			}
+			New(testConfig(), doer).Call(ctx, "memo_get_memo", gjson.Parse(tc.args), "Bearer secret-token")
 			var buf bytes.Buffer
 			entry.Write(&buf, 200)
 			line := buf.String()

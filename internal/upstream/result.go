@@ -34,6 +34,9 @@ func (c *Client) send(ctx context.Context, t *registry.Tool, req *web.Request) [
 	entry := accesslog.From(ctx)
 	resp, err := c.doer.Do(callCtx, req)
 	if err != nil {
+		if ctx.Err() != nil {
+			entry.SetOutcome(accesslog.Cancelled)
+		}
 		entry.SetOutcome(accesslog.ToolError)
 		// The error may quote the URL, whose path carries argument values:
 		// the log gets the route template instead.
