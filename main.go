@@ -9,7 +9,9 @@ import (
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/bridge"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/mcp"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/oauth"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/seal"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/server"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/upstream"
 )
@@ -26,13 +28,28 @@ func main() {
 		cfg.AllowedHosts = bridge.DefaultHosts()
 	}
 	tools := upstream.New(cfg, bridge.Fetcher{Binding: cfg.MemosService, MaxBytes: cfg.MaxRespBytes})
+	mcpOpts := mcp.Options{
+		Name: "memos-mcp-edge", Version: version, Tools: tools, AllowedOrigins: cfg.AllowedOrigins,
+		MaxBodyBytes: cfg.MaxBodyBytes, MaxResponseBytes: cfg.MaxRespBytes,
+	}
+	var authServer server.Router
+	if cfg.OAuthSecret != "" {
+		keys, err := seal.New(cfg.OAuthSecret, cfg.OAuthSecretPrevious)
+		if err != nil {
+			log.Fatal(err) // config.Load checked the lengths already
+		}
+		o := oauth.New(oauth.Options{
+			Keys: keys, Memos: tools, Fetch: bridge.Fetcher{MaxBytes: oauth.DocumentMaxBytes},
+			Instance: tools.InstanceName(), AcceptMemosTokens: cfg.OAuthAcceptMemosTokens,
+			AllowLoopbackClients: cfg.OAuthAllowLoopbackClients,
+		})
+		authServer, mcpOpts.Authorize = o, o.Authorize
+	}
 	h := server.New(server.Options{
-		Config:    cfg,
-		ConfigErr: cfgErr,
-		MCP: mcp.NewHandler(mcp.Options{
-			Name: "memos-mcp-edge", Version: version, Tools: tools, AllowedOrigins: cfg.AllowedOrigins,
-			MaxBodyBytes: cfg.MaxBodyBytes, MaxResponseBytes: cfg.MaxRespBytes,
-		}),
+		Config:          cfg,
+		ConfigErr:       cfgErr,
+		MCP:             mcp.NewHandler(mcpOpts),
+		OAuth:           authServer,
 		MemosVersion:    registry.MemosVersion(),
 		ToolCount:       len(registry.All()),
 		Probe:           tools.Health,

@@ -25,6 +25,12 @@ type Config struct {
 	// an instance behind Access (Worker secrets). Both set or both empty.
 	AccessClientID     string
 	AccessClientSecret string
+	// OAuth: when OAuthSecret is set (Worker secret), the gateway is the
+	// authorization server of its own /mcp. OAuthSecretPrevious still opens
+	// what the previous secret sealed, for rotation.
+	OAuthSecret, OAuthSecretPrevious string
+	OAuthAcceptMemosTokens           bool // plain Memos tokens keep working at /mcp
+	OAuthAllowLoopbackClients        bool // client documents on loopback http (tests, development)
 }
 
 // Defaults for the optional settings.
@@ -39,11 +45,13 @@ const (
 // problem found; the Config is still usable for what was valid.
 func Load(getenv func(string) string, hasBinding func(string) bool) (Config, error) {
 	c := Config{
-		MemosService:       strings.TrimSpace(getenv("MEMOS_SERVICE")),
-		AllowedOrigins:     list(getenv("ALLOWED_ORIGINS")),
-		AllowedHosts:       list(getenv("ALLOWED_HOSTS")),
-		AccessClientID:     strings.TrimSpace(getenv("CF_ACCESS_CLIENT_ID")),
-		AccessClientSecret: strings.TrimSpace(getenv("CF_ACCESS_CLIENT_SECRET")),
+		MemosService:        strings.TrimSpace(getenv("MEMOS_SERVICE")),
+		AllowedOrigins:      list(getenv("ALLOWED_ORIGINS")),
+		AllowedHosts:        list(getenv("ALLOWED_HOSTS")),
+		AccessClientID:      strings.TrimSpace(getenv("CF_ACCESS_CLIENT_ID")),
+		AccessClientSecret:  strings.TrimSpace(getenv("CF_ACCESS_CLIENT_SECRET")),
+		OAuthSecret:         strings.TrimSpace(getenv("OAUTH_SECRET")),
+		OAuthSecretPrevious: strings.TrimSpace(getenv("OAUTH_SECRET_PREVIOUS")),
 	}
 	var errs []error
 	var err error
@@ -72,6 +80,9 @@ func Load(getenv func(string) string, hasBinding func(string) bool) (Config, err
 		errs = append(errs, err)
 	}
 	c.Timeout = time.Duration(ms) * time.Millisecond
+	if err := c.loadOAuth(getenv); err != nil {
+		errs = append(errs, err)
+	}
 	return c, errors.Join(errs...)
 }
 
@@ -99,6 +110,41 @@ func memosURL(raw string, allowHTTP bool) (*url.URL, error) {
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""
 	return u, nil
+}
+
+// MinOAuthSecretLen is the shortest OAUTH_SECRET accepted.
+const MinOAuthSecretLen = 32
+
+// loadOAuth checks the OAuth settings. The secrets are never quoted.
+func (c *Config) loadOAuth(getenv func(string) string) error {
+	var err error
+	if c.OAuthAcceptMemosTokens, err = boolean(getenv, "OAUTH_ACCEPT_MEMOS_TOKENS", true); err != nil {
+		return err
+	}
+	if c.OAuthAllowLoopbackClients, err = boolean(getenv, "OAUTH_ALLOW_LOOPBACK_CLIENTS", false); err != nil {
+		return err
+	}
+	switch {
+	case c.OAuthSecret == "" && c.OAuthSecretPrevious != "":
+		c.OAuthSecretPrevious = ""
+		return errors.New("OAUTH_SECRET_PREVIOUS is set without OAUTH_SECRET: set the new secret too")
+	case c.OAuthSecret != "" && len(c.OAuthSecret) < MinOAuthSecretLen, c.OAuthSecretPrevious != "" && len(c.OAuthSecretPrevious) < MinOAuthSecretLen:
+		c.OAuthSecret, c.OAuthSecretPrevious = "", ""
+		return errors.New("OAUTH_SECRET and OAUTH_SECRET_PREVIOUS must be at least 32 bytes long: generate one with openssl rand -base64 32")
+	}
+	return nil
+}
+
+func boolean(getenv func(string) string, name string, def bool) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(getenv(name))) {
+	case "":
+		return def, nil
+	case "true", "1", "yes":
+		return true, nil
+	case "false", "0", "no":
+		return false, nil
+	}
+	return def, fmt.Errorf("%s must be true or false", name)
 }
 
 // isLoopback reports whether host is localhost or a loopback address.

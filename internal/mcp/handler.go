@@ -48,6 +48,11 @@ type Options struct {
 	AllowedOrigins []string
 	// Tools answers tools/list and tools/call.
 	Tools Tools
+	// Authorize, when set, resolves a request's credentials into the
+	// Authorization header sent to Memos and whether the grant is
+	// read-only, or refuses the request (a 401 that starts authorization).
+	// When nil the caller's Authorization goes to Memos as it is.
+	Authorize func(req *web.Request) (authorization string, readOnly bool, refusal *web.Response)
 }
 
 // Tools is the tool surface the handler serves.
@@ -106,6 +111,17 @@ func (h *Handler) Serve(ctx context.Context, req *web.Request) *web.Response {
 		header["allow"] = "POST"
 		return refuse(405, header, "method not allowed: the MCP endpoint takes POST only (no SSE stream, no sessions)")
 	}
+	if h.opts.Authorize != nil {
+		authorization, _, refusal := h.opts.Authorize(req)
+		if refusal != nil {
+			accesslog.From(ctx).SetOutcome(accesslog.Refused)
+			for k, v := range header {
+				refusal.Header[k] = v
+			}
+			return refusal
+		}
+		req = withAuthorization(req, authorization)
+	}
 	if refusal := h.checkBody(req, header); refusal != nil {
 		return refusal
 	}
@@ -134,6 +150,18 @@ const (
 	MaxBatchItems = 16 // messages in one batch
 	MaxBatchCalls = 4  // tools/call requests in one batch, each one request to Memos
 )
+
+// withAuthorization returns a copy of req whose Authorization header is
+// authorization, the credentials to send to Memos.
+func withAuthorization(req *web.Request, authorization string) *web.Request {
+	r := *req
+	r.Header = make(web.Header, len(req.Header))
+	for k, v := range req.Header {
+		r.Header[k] = v
+	}
+	r.Header["authorization"] = authorization
+	return &r
+}
 
 // serveBatch answers a JSON-RPC batch, which only 2025-03-26 and 2024-11-05
 // allow. A batch of notifications only is answered with no body. Messages

@@ -9,6 +9,7 @@ import (
 	"log"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -39,6 +40,14 @@ type Options struct {
 	WasmMemoryBytes func() int64
 	// AccessLog receives one JSON line per request; nil writes none.
 	AccessLog io.Writer
+	// OAuth, when set, answers the authorization server's paths
+	// (/.well-known/…, /authorize, /token, /register, /revoke).
+	OAuth Router
+}
+
+// Router answers the paths it owns; ok is false for any other.
+type Router interface {
+	Handle(ctx context.Context, req *web.Request) (resp *web.Response, ok bool)
 }
 
 // Server is the gateway's web.Handler.
@@ -63,7 +72,7 @@ func (s *Server) Serve(ctx context.Context, req *web.Request) (resp *web.Respons
 	s.requests.Add(1)
 	path := req.Path()
 	logPath := path // the caller's text is not logged: unknown paths are "other"
-	if path != "/mcp" && path != "/healthz" && path != "/" {
+	if !slices.Contains(loggedPaths, path) {
 		logPath = "other"
 	}
 	ctx, entry := accesslog.Start(ctx, logPath)
@@ -79,6 +88,11 @@ func (s *Server) Serve(ctx context.Context, req *web.Request) (resp *web.Respons
 	if host := req.Host(); !hostAllowed(s.opts.Config.AllowedHosts, host) {
 		return refuseHost(path, host)
 	}
+	if s.opts.OAuth != nil && path != "/mcp" {
+		if resp, ok := s.opts.OAuth.Handle(ctx, req); ok {
+			return resp
+		}
+	}
 	switch path {
 	case "/mcp":
 		if s.opts.ConfigErr != nil {
@@ -92,6 +106,10 @@ func (s *Server) Serve(ctx context.Context, req *web.Request) (resp *web.Respons
 	}
 	return errorJSON(404, "not found: the MCP endpoint is /mcp")
 }
+
+// loggedPaths are the paths the access log names.
+var loggedPaths = []string{"/mcp", "/healthz", "/", "/authorize", "/token", "/register", "/revoke",
+	"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-authorization-server"}
 
 const description = `memos-mcp-edge: a Model Context Protocol server for a Memos instance.
 

@@ -1,0 +1,62 @@
+package oauth
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/seal"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
+)
+
+// errNotOurs is a token without the prefix of the kind expected.
+var errNotOurs = errors.New("not a token of this kind")
+
+// Authorize resolves the bearer token of an /mcp request into the
+// Authorization header to send to Memos and whether the grant is read-only.
+// A refusal is the 401 to answer, with the challenge that starts the flow.
+func (s *Server) Authorize(req *web.Request) (authorization string, readOnly bool, refusal *web.Response) {
+	raw := strings.TrimSpace(req.Header.Get("authorization"))
+	scheme, token, _ := strings.Cut(raw, " ")
+	token = strings.TrimSpace(token)
+	if !strings.EqualFold(scheme, "bearer") || token == "" {
+		return "", false, unauthorized(req, "", "")
+	}
+	if !strings.HasPrefix(token, "mme-") {
+		if !s.opts.AcceptMemosTokens {
+			return "", false, unauthorized(req, "invalid_token", "this server accepts only the access tokens it issues")
+		}
+		return raw, false, nil // a Memos token, for clients that can send one
+	}
+	r, err := s.open(purposeAccess, accessPrefix, token)
+	switch {
+	case errors.Is(err, seal.ErrExpired):
+		return "", false, unauthorized(req, "invalid_token", "the access token has expired")
+	case err != nil:
+		return "", false, unauthorized(req, "invalid_token", "the access token is not valid")
+	case r.Resource != resource(req):
+		return "", false, unauthorized(req, "invalid_token", "the access token was issued for another resource")
+	}
+	return "Bearer " + r.Token, !hasScope(r.Scope, ScopeWrite), nil
+}
+
+// unauthorized is a 401 at /mcp with the challenge of RFC 9728.
+// Without a token the challenge names no error (RFC 6750 section 3.1).
+func unauthorized(req *web.Request, code, description string) *web.Response {
+	header := challenge(req, code, description)
+	if code == "" {
+		code, description = "invalid_request", "this endpoint needs an access token: sign in through the authorization server named in WWW-Authenticate"
+	}
+	resp := oauthError(401, code, description)
+	resp.Header["www-authenticate"] = header
+	return resp
+}
+
+// hasScope reports whether the space-separated scopes hold want.
+func hasScope(scopes, want string) bool {
+	for s := range strings.FieldsSeq(scopes) {
+		if s == want {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,56 @@
+package oauth
+
+import (
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
+)
+
+// publicJSON answers with a public, cacheable JSON document that any web
+// page may read (discovery documents hold nothing secret).
+func publicJSON(body string) *web.Response {
+	return &web.Response{Status: 200, Body: []byte(body), Header: web.Header{
+		"content-type": "application/json", "cache-control": "public, max-age=3600",
+		"access-control-allow-origin": "*",
+	}}
+}
+
+// resourceMetadata is the RFC 9728 document of /mcp, served at the root and
+// the path form of its well-known URL.
+func (s *Server) resourceMetadata(req *web.Request) *web.Response {
+	return publicJSON(`{"resource":` + quote(resource(req)) +
+		`,"authorization_servers":[` + quote(origin(req)) + `]` +
+		`,"scopes_supported":["` + ScopeRead + `","` + ScopeWrite + `"]` +
+		`,"bearer_methods_supported":["header"]` +
+		`,"resource_name":"Memos"}`)
+}
+
+// serverMetadata is the RFC 8414 document, with what the hosted clients
+// look for: CIMD with "none" (Claude uses CIMD only then), client_secret_post
+// (Claude's DCR), S256, and iss on the redirect.
+func (s *Server) serverMetadata(req *web.Request) *web.Response {
+	o := origin(req)
+	return publicJSON(`{"issuer":` + quote(o) +
+		`,"authorization_endpoint":` + quote(o+pathAuthorize) +
+		`,"token_endpoint":` + quote(o+pathToken) +
+		`,"registration_endpoint":` + quote(o+pathRegister) +
+		`,"revocation_endpoint":` + quote(o+pathRevoke) +
+		`,"response_types_supported":["code"]` +
+		`,"response_modes_supported":["query"]` +
+		`,"grant_types_supported":["authorization_code","refresh_token"]` +
+		`,"code_challenge_methods_supported":["S256"]` +
+		`,"token_endpoint_auth_methods_supported":["none","client_secret_post","client_secret_basic"]` +
+		`,"revocation_endpoint_auth_methods_supported":["none","client_secret_post","client_secret_basic"]` +
+		`,"scopes_supported":["` + ScopeRead + `","` + ScopeWrite + `"]` +
+		`,"client_id_metadata_document_supported":true` +
+		`,"authorization_response_iss_parameter_supported":true}`)
+}
+
+// challenge is the WWW-Authenticate value of a 401 at /mcp: where the
+// resource metadata is, and the scopes to ask for; with an error code when
+// a token was sent and refused.
+func challenge(req *web.Request, errCode, description string) string {
+	v := `Bearer resource_metadata="` + origin(req) + pathResourceMeta + `/mcp", scope="` + scopeAll + `"`
+	if errCode != "" {
+		v += `, error="` + errCode + `", error_description="` + description + `"`
+	}
+	return v
+}

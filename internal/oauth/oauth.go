@@ -1,0 +1,206 @@
+// Package oauth makes the gateway the OAuth 2.1 authorization server of its
+// own /mcp endpoint, for clients that cannot send a Memos token themselves
+// (Claude and ChatGPT on the web and on phones). It stores nothing: client
+// registrations, consent requests, codes and tokens are records sealed under
+// OAUTH_SECRET (package seal), and the person's Memos personal access token
+// travels inside the gateway's own tokens, which only the gateway can open.
+package oauth
+
+import (
+	"context"
+	"crypto/sha256"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/seal"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
+	"github.com/tidwall/gjson"
+)
+
+// Scopes. A read-and-write grant holds both.
+const (
+	ScopeRead  = "memos:read"
+	ScopeWrite = "memos:write"
+	scopeAll   = ScopeRead + " " + ScopeWrite
+)
+
+// Lifetimes of what the server issues. Access tokens live a day: Claude
+// often never refreshes, and the Memos token inside, which the person can
+// delete in Memos at any time, is the real credential.
+const (
+	consentTTL = 10 * time.Minute
+	codeTTL    = 2 * time.Minute
+	accessTTL  = 24 * time.Hour
+	refreshTTL = 90 * 24 * time.Hour
+	clientTTL  = 10 * 365 * 24 * time.Hour // registrations do not expire in practice
+)
+
+// Seal purposes, one key each.
+const (
+	purposeClient  = "client"
+	purposeConsent = "consent"
+	purposeCode    = "code"
+	purposeAccess  = "access"
+	purposeRefresh = "refresh"
+	purposeSecret  = "client secret"
+)
+
+// Prefixes tell the gateway's tokens from Memos tokens and from each other.
+const (
+	clientPrefix  = "mme-client-"
+	codePrefix    = "mme-code-"
+	accessPrefix  = "mme-at-"
+	refreshPrefix = "mme-rt-"
+)
+
+// Memos is what the consent step and revocation need of the instance.
+// upstream.Client implements it.
+type Memos interface {
+	SignIn(ctx context.Context, username, password string) (token, user string, err error)
+	CreateToken(ctx context.Context, bearer, user, description string, days int) (token, name string, err error)
+	CurrentUser(ctx context.Context, token string) (string, error)
+	DeleteToken(ctx context.Context, token, name string) error
+}
+
+// Options configure a Server.
+type Options struct {
+	Keys  *seal.Keys
+	Memos Memos
+	// Fetch fetches client ID metadata documents.
+	Fetch web.Doer
+	// Instance names the Memos instance on the consent page.
+	Instance string
+	// AcceptMemosTokens lets a plain Memos token in Authorization through
+	// to Memos, for clients that can send one.
+	AcceptMemosTokens bool
+	// AllowLoopbackClients accepts client ID metadata documents and their
+	// redirect URIs on plain-http loopback addresses (tests, development).
+	AllowLoopbackClients bool
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Server answers the authorization endpoints and checks the bearer tokens
+// of /mcp requests.
+type Server struct {
+	opts    Options
+	spent   spentSet
+	clients clientCache
+}
+
+// New returns a Server for opts.
+func New(opts Options) *Server {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Server{opts: opts, clients: clientCache{docs: map[string]cachedClient{}}}
+}
+
+// Paths the server answers.
+const (
+	pathResourceMeta = "/.well-known/oauth-protected-resource"
+	pathServerMeta   = "/.well-known/oauth-authorization-server"
+	pathOpenIDMeta   = "/.well-known/openid-configuration"
+	pathAuthorize    = "/authorize"
+	pathToken        = "/token"
+	pathRegister     = "/register"
+	pathRevoke       = "/revoke"
+)
+
+// Handle answers req when its path is one of the authorization server's;
+// ok is false for any other path.
+func (s *Server) Handle(ctx context.Context, req *web.Request) (resp *web.Response, ok bool) {
+	path := req.Path()
+	switch {
+	case path == pathResourceMeta || path == pathResourceMeta+"/mcp":
+		return s.resourceMetadata(req), true
+	case path == pathServerMeta || path == pathServerMeta+"/mcp" || path == pathOpenIDMeta || path == pathOpenIDMeta+"/mcp" || path == "/mcp"+pathOpenIDMeta:
+		return s.serverMetadata(req), true
+	case path == pathAuthorize:
+		return s.authorize(ctx, req), true
+	case path == pathToken:
+		return s.token(ctx, req), true
+	case path == pathRegister || strings.HasPrefix(path, pathRegister+"/"):
+		return s.register(req), true
+	case path == pathRevoke:
+		return s.revoke(ctx, req), true
+	}
+	return nil, false
+}
+
+// origin is the scheme and host the request came to: the issuer, and the
+// base of every URL the server names.
+func origin(req *web.Request) string {
+	scheme, _, _ := strings.Cut(req.URL, "://")
+	return scheme + "://" + req.Host()
+}
+
+// resource is the protected resource's identifier: the MCP endpoint.
+func resource(req *web.Request) string { return origin(req) + "/mcp" }
+
+// spentSet remembers, for this isolate, codes and refresh tokens already
+// used, so that each works once here. Other isolates do not see it: sealed
+// records cannot be made single-use everywhere without storage (see the
+// README, "Security model").
+type spentSet struct {
+	mu   sync.Mutex
+	seen map[[16]byte]time.Time // hash of the sealed text → when it expires
+}
+
+// maxSpent bounds the set's memory (about 40 bytes an entry): past it,
+// expired entries go, then arbitrary ones.
+const maxSpent = 10000
+
+// spend marks s as used until expires; it reports false when s was used
+// already.
+func (p *spentSet) spend(s string, expires, now time.Time) bool {
+	sum := sha256.Sum256([]byte(s))
+	key := [16]byte(sum[:16])
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.seen == nil {
+		p.seen = map[[16]byte]time.Time{}
+	}
+	if _, used := p.seen[key]; used {
+		return false
+	}
+	if len(p.seen) >= maxSpent {
+		for k, exp := range p.seen {
+			if !exp.After(now) {
+				delete(p.seen, k)
+			}
+		}
+		for k := range p.seen {
+			if len(p.seen) < maxSpent {
+				break
+			}
+			delete(p.seen, k)
+		}
+	}
+	p.seen[key] = expires
+	return true
+}
+
+// jsonResponse answers with a JSON body that no cache may keep.
+func jsonResponse(status int, body []byte) *web.Response {
+	return &web.Response{Status: status, Body: body, Header: web.Header{
+		"content-type": "application/json", "cache-control": "no-store", "pragma": "no-cache",
+	}}
+}
+
+// oauthError answers with an OAuth error object (RFC 6749 section 5.2).
+func oauthError(status int, code, description string) *web.Response {
+	b := []byte(`{"error":`)
+	b = gjson.AppendJSONString(b, code)
+	b = append(b, `,"error_description":`...)
+	b = gjson.AppendJSONString(b, description)
+	resp := jsonResponse(status, append(b, '}'))
+	if status == 401 {
+		resp.Header["www-authenticate"] = `Basic realm="token"`
+	}
+	return resp
+}
+
+// quote writes s as a JSON string.
+func quote(s string) string { return string(gjson.AppendJSONString(nil, s)) }

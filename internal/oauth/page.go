@@ -1,0 +1,106 @@
+package oauth
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"html"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
+)
+
+// pageStyle is the pages' only styling: inline, allowed by its hash, so the
+// pages load nothing from anywhere.
+const pageStyle = `body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f6f6f4;color:#1d1d1b}
+main{max-width:34rem;margin:0 auto;padding:1.5rem 1rem}
+h1{font-size:1.4rem;line-height:1.3}
+fieldset{border:1px solid #c9c9c4;border-radius:.5rem;margin:1rem 0;padding:.75rem 1rem}
+legend{font-weight:600;padding:0 .25rem}
+label{display:block;margin:.5rem 0 .2rem}
+input[type=text],input[type=password],select{box-sizing:border-box;width:100%;font:inherit;padding:.5rem;border:1px solid #8a8a85;border-radius:.35rem}
+.choice{display:flex;gap:.5rem;align-items:center;margin:.35rem 0}
+.hint{color:#55554f;font-size:.9rem;margin:.5rem 0 0}
+.problem{background:#fde8e6;border:1px solid #b3261e;border-radius:.35rem;padding:.5rem .75rem;color:#7a1a14}
+.actions{display:flex;gap:.75rem;margin-top:1.25rem}
+button{font:inherit;padding:.6rem 1.4rem;border-radius:.35rem;border:1px solid #1d1d1b;background:#fff;cursor:pointer}
+button[value=allow]{background:#1d1d1b;color:#fff}
+:focus-visible{outline:3px solid #2f6fde;outline-offset:2px}`
+
+// styleHash is the CSP source of pageStyle.
+var styleHash = func() string {
+	sum := sha256.Sum256([]byte(pageStyle))
+	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+}()
+
+// page answers with an HTML page that no cache keeps, no frame shows and no
+// referrer leaves; formAction lists where its form may lead, besides here.
+func page(status int, title, body, formAction string) *web.Response {
+	var b strings.Builder
+	b.WriteString(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>`)
+	b.WriteString(html.EscapeString(title))
+	b.WriteString(`</title><style>` + pageStyle + `</style></head><body><main>`)
+	b.WriteString(body)
+	b.WriteString(`</main></body></html>`)
+	csp := "default-src 'none'; style-src " + styleHash + "; form-action 'self'" + formAction + "; frame-ancestors 'none'; base-uri 'none'"
+	return &web.Response{Status: status, Body: []byte(b.String()), Header: web.Header{
+		"content-type": "text/html; charset=utf-8", "cache-control": "no-store", "referrer-policy": "no-referrer",
+		"content-security-policy": csp, "x-frame-options": "DENY", "x-content-type-options": "nosniff",
+	}}
+}
+
+// errorPage tells the person what went wrong, when the client cannot be
+// told.
+func errorPage(status int, msg string) *web.Response {
+	return page(status, "Cannot connect to Memos", `<h1>Cannot connect to Memos</h1><p role="alert">`+html.EscapeString(msg)+`</p>`, "")
+}
+
+// consentPage asks the person whether the client may use their Memos, and
+// how they prove who they are. pending is the sealed authorization request
+// the form carries back; problem, when set, says what went wrong last time.
+func (s *Server) consentPage(req *web.Request, pending, clientName, redirect, scope, problem string) *web.Response {
+	esc := html.EscapeString
+	name := clientName
+	if name == "" {
+		name = "An app"
+	}
+	target, _ := url.Parse(redirect)
+	var b strings.Builder
+	b.WriteString(`<h1>Allow <strong>` + esc(name) + `</strong> to use your Memos?</h1>`)
+	b.WriteString(`<p>It will read` + map[bool]string{true: " and write", false: ""}[hasScope(scope, ScopeWrite)] +
+		` memos as you on <strong>` + esc(s.opts.Instance) + `</strong>. Afterwards you return to <strong>` + esc(target.Host) + `</strong>.</p>`)
+	if problem != "" {
+		b.WriteString(`<p role="alert" class="problem">` + esc(problem) + `</p>`)
+	}
+	b.WriteString(`<form method="post" action="/authorize"><input type="hidden" name="request" value="` + esc(pending) + `">`)
+	b.WriteString(`<fieldset><legend>What it may do</legend>`)
+	if hasScope(scope, ScopeWrite) {
+		b.WriteString(`<div class="choice"><input type="radio" id="access-write" name="access" value="write" checked><label for="access-write">Read and write memos</label></div>`)
+		b.WriteString(`<div class="choice"><input type="radio" id="access-read" name="access" value="read"><label for="access-read">Read only</label></div>`)
+	} else {
+		b.WriteString(`<div class="choice"><input type="radio" id="access-read" name="access" value="read" checked><label for="access-read">Read only (all this app asked for)</label></div>`)
+	}
+	b.WriteString(`</fieldset><fieldset><legend>Sign in to Memos</legend>`)
+	b.WriteString(`<label for="username">Username</label><input type="text" id="username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false">`)
+	b.WriteString(`<label for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password">`)
+	b.WriteString(`<label for="days">The app's access token expires after</label><select id="days" name="days" aria-describedby="days-hint">`)
+	for _, d := range tokenDays {
+		label := strconv.Itoa(d) + " days"
+		if d == 0 {
+			label = "never"
+		}
+		selected := ""
+		if d == defaultTokenDays {
+			selected = " selected"
+		}
+		b.WriteString(`<option value="` + strconv.Itoa(d) + `"` + selected + `>` + label + `</option>`)
+	}
+	b.WriteString(`</select><p class="hint" id="days-hint">Memos lists it under Settings, Access tokens, as “MCP: ` + esc(name) +
+		`”. Delete it there to cut the app off at any time.</p></fieldset>`)
+	b.WriteString(`<fieldset><legend>Or paste an access token</legend>`)
+	b.WriteString(`<label for="token">Access token</label><input type="password" id="token" name="token" autocomplete="off" aria-describedby="token-hint">`)
+	b.WriteString(`<p class="hint" id="token-hint">If you sign in to Memos with single sign-on, create a token under Settings, Access tokens, and paste it here.</p></fieldset>`)
+	b.WriteString(`<div class="actions"><button type="submit" name="decision" value="allow">Allow</button><button type="submit" name="decision" value="deny">Deny</button></div></form>`)
+	return page(200, "Allow access to Memos?", b.String(), " "+target.Scheme+"://"+target.Host)
+}

@@ -1,0 +1,169 @@
+package oauth
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"log"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
+)
+
+// token answers the token endpoint: the authorization_code grant (PKCE S256
+// required) and the refresh_token grant, which rotates the refresh token.
+func (s *Server) token(ctx context.Context, req *web.Request) *web.Response {
+	c, form, refusal := s.clientRequest(ctx, req)
+	if refusal != nil {
+		return refusal
+	}
+	var resp *web.Response
+	switch form.Get("grant_type") {
+	case "authorization_code":
+		resp = s.exchangeCode(req, c, form)
+	case "refresh_token":
+		resp = s.refresh(ctx, req, c, form)
+	default:
+		resp = oauthError(400, "unsupported_grant_type", "grant_type must be authorization_code or refresh_token")
+	}
+	return withCORS(resp)
+}
+
+// exchangeCode turns a code into tokens, once per isolate, for the client
+// it was issued to, with the verifier of its challenge.
+func (s *Server) exchangeCode(req *web.Request, c client, form url.Values) *web.Response {
+	code := form.Get("code")
+	r, err := s.open(purposeCode, codePrefix, code)
+	switch {
+	case err != nil:
+		return oauthError(400, "invalid_grant", "the code is not valid or has expired")
+	case r.Client != clientRef(c.ID):
+		return oauthError(400, "invalid_grant", "the code was issued to another client")
+	case form.Get("redirect_uri") != "" && form.Get("redirect_uri") != r.Redirect:
+		return oauthError(400, "invalid_grant", "redirect_uri differs from the authorization request's")
+	case !verifierMatches(form.Get("code_verifier"), r.Challenge):
+		return oauthError(400, "invalid_grant", "code_verifier does not match the code challenge")
+	case form.Get("resource") != "" && form.Get("resource") != r.Resource:
+		return oauthError(400, "invalid_target", "this server grants access to "+r.Resource+" only")
+	case !s.spent.spend(code, s.opts.Now().Add(codeTTL), s.opts.Now()):
+		return oauthError(400, "invalid_grant", "the code was used already")
+	}
+	return s.issue(r)
+}
+
+// refresh issues new tokens for a refresh token, after checking that the
+// Memos token inside still works: deleting it in Memos ends the grant.
+func (s *Server) refresh(ctx context.Context, req *web.Request, c client, form url.Values) *web.Response {
+	old := form.Get("refresh_token")
+	r, err := s.open(purposeRefresh, refreshPrefix, old)
+	switch {
+	case err != nil:
+		return oauthError(400, "invalid_grant", "the refresh token is not valid or has expired")
+	case r.Client != clientRef(c.ID):
+		return oauthError(400, "invalid_grant", "the refresh token was issued to another client")
+	case form.Get("resource") != "" && form.Get("resource") != r.Resource:
+		return oauthError(400, "invalid_target", "this server grants access to "+r.Resource+" only")
+	}
+	if scope := form.Get("scope"); scope != "" {
+		for s := range strings.FieldsSeq(scope) {
+			if !hasScope(r.Scope, s) {
+				return oauthError(400, "invalid_scope", "a refresh may narrow the grant's scopes ("+r.Scope+"), not widen them")
+			}
+		}
+		r.Scope = scope
+	}
+	if _, err := s.opts.Memos.CurrentUser(ctx, r.Token); err != nil {
+		var refused interface{ Refused() bool }
+		if errors.As(err, &refused) && refused.Refused() {
+			return oauthError(400, "invalid_grant", "the Memos access token behind this grant was deleted or has expired: connect again")
+		}
+		log.Printf("token refresh: %v", err)
+		return oauthError(503, "temporarily_unavailable", "Memos could not be reached to check the grant")
+	}
+	if !s.spent.spend(old, s.opts.Now().Add(refreshTTL), s.opts.Now()) {
+		return oauthError(400, "invalid_grant", "the refresh token was used already")
+	}
+	return s.issue(r)
+}
+
+// issue answers with a new access token and refresh token for grant r.
+func (s *Server) issue(r record) *web.Response {
+	grant := record{Token: r.Token, TokenName: r.TokenName, Scope: r.Scope, Client: r.Client, Resource: r.Resource}
+	access := s.seal(purposeAccess, accessPrefix, grant, accessTTL)
+	refresh := s.seal(purposeRefresh, refreshPrefix, grant, refreshTTL)
+	return jsonResponse(200, []byte(`{"access_token":`+quote(access)+`,"token_type":"Bearer","expires_in":`+
+		strconv.Itoa(int(accessTTL.Seconds()))+`,"refresh_token":`+quote(refresh)+`,"scope":`+quote(r.Scope)+`}`))
+}
+
+// revoke answers RFC 7009 revocation. The gateway's tokens cannot be made
+// invalid without storage, but the Memos token inside can: when the gateway
+// created it, it is deleted in Memos, which ends every token of the grant.
+// The answer is 200 whatever the token was, as the RFC asks.
+func (s *Server) revoke(ctx context.Context, req *web.Request) *web.Response {
+	c, form, refusal := s.clientRequest(ctx, req)
+	if refusal != nil {
+		return refusal
+	}
+	token := form.Get("token")
+	r, err := s.open(purposeAccess, accessPrefix, token)
+	if errors.Is(err, errNotOurs) {
+		r, err = s.open(purposeRefresh, refreshPrefix, token)
+	}
+	if err == nil && r.Client == clientRef(c.ID) && r.TokenName != "" {
+		if err := s.opts.Memos.DeleteToken(ctx, r.Token, r.TokenName); err != nil {
+			log.Printf("revocation: deleting the Memos token: %v", err)
+			return withCORS(oauthError(503, "temporarily_unavailable", "Memos could not be reached to delete the token"))
+		}
+	}
+	return withCORS(jsonResponse(200, []byte(`{}`)))
+}
+
+// clientRequest reads the form of a POST by a client to the token or the
+// revocation endpoint and authenticates the client; refusal, when set, is
+// the answer (a CORS preflight included).
+func (s *Server) clientRequest(ctx context.Context, req *web.Request) (client, url.Values, *web.Response) {
+	if req.Method == "OPTIONS" {
+		return client{}, nil, preflight()
+	}
+	if req.Method != "POST" {
+		return client{}, nil, withCORS(oauthError(405, "invalid_request", "this endpoint takes POST"))
+	}
+	form, problem := readForm(req)
+	if problem != nil {
+		return client{}, nil, withCORS(problem)
+	}
+	c, refusal := s.authenticateClient(ctx, req, form)
+	if refusal != nil {
+		return client{}, nil, withCORS(refusal)
+	}
+	return c, form, nil
+}
+
+// readForm reads a form-encoded POST body.
+func readForm(req *web.Request) (url.Values, *web.Response) {
+	if req.BodyTooLarge {
+		return nil, oauthError(413, "invalid_request", "the request body is too large")
+	}
+	if ct, _, _ := strings.Cut(req.Header.Get("content-type"), ";"); strings.TrimSpace(strings.ToLower(ct)) != "application/x-www-form-urlencoded" {
+		return nil, oauthError(400, "invalid_request", "send the parameters as application/x-www-form-urlencoded")
+	}
+	form, err := url.ParseQuery(string(req.Body))
+	if err != nil {
+		return nil, oauthError(400, "invalid_request", "the form cannot be parsed")
+	}
+	return form, nil
+}
+
+// verifierMatches checks a PKCE S256 verifier against its challenge.
+func verifierMatches(verifier, challenge string) bool {
+	if len(verifier) < 43 || len(verifier) > 128 {
+		return false
+	}
+	sum := sha256.Sum256([]byte(verifier))
+	got := base64.RawURLEncoding.EncodeToString(sum[:])
+	return subtle.ConstantTimeCompare([]byte(got), []byte(challenge)) == 1
+}

@@ -1,0 +1,121 @@
+package seal
+
+import (
+	"encoding/base64"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+const (
+	secretA = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	secretB = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+)
+
+func mustKeys(t *testing.T, secret, previous string) *Keys {
+	t.Helper()
+	k, err := New(secret, previous)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func TestSealOpen(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	later := now.Add(time.Hour)
+	k := mustKeys(t, secretA, "")
+	sealed := k.Seal("code", []byte(`{"t":"memos_pat_x"}`), later)
+	if strings.Contains(sealed, "memos_pat") || strings.ContainsAny(sealed, "+/=") {
+		t.Fatalf("sealed text %q shows its record or is not base64url", sealed)
+	}
+	raw, _ := base64.RawURLEncoding.DecodeString(sealed)
+	flipped := append([]byte(nil), raw...)
+	flipped[len(flipped)-1] ^= 1
+	tampered := base64.RawURLEncoding.EncodeToString(flipped)
+	rotated := mustKeys(t, secretB, secretA) // secretA is now the previous one
+	for _, tc := range []struct {
+		name    string
+		keys    *Keys
+		purpose string
+		sealed  string
+		at      time.Time
+		want    string
+		err     error
+	}{
+		{name: "opens", keys: k, purpose: "code", sealed: sealed, at: now, want: `{"t":"memos_pat_x"}`},
+		{name: "just before expiry", keys: k, purpose: "code", sealed: sealed, at: later.Add(-time.Second), want: `{"t":"memos_pat_x"}`},
+		{name: "expired", keys: k, purpose: "code", sealed: sealed, at: later, err: ErrExpired},
+		{name: "another purpose", keys: k, purpose: "access", sealed: sealed, at: now, err: ErrInvalid},
+		{name: "tampered", keys: k, purpose: "code", sealed: tampered, at: now, err: ErrInvalid},
+		{name: "another secret", keys: mustKeys(t, secretB, ""), purpose: "code", sealed: sealed, at: now, err: ErrInvalid},
+		{name: "previous secret after rotation", keys: rotated, purpose: "code", sealed: sealed, at: now, want: `{"t":"memos_pat_x"}`},
+		{name: "not base64", keys: k, purpose: "code", sealed: "***", at: now, err: ErrInvalid},
+		{name: "too short", keys: k, purpose: "code", sealed: sealed[:20], at: now, err: ErrInvalid},
+		{name: "empty", keys: k, purpose: "code", sealed: "", at: now, err: ErrInvalid},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.keys.Open(tc.purpose, tc.sealed, tc.at)
+			if !errors.Is(err, tc.err) || string(got) != tc.want {
+				t.Errorf("Open = %q, %v; want %q, %v", got, err, tc.want, tc.err)
+			}
+		})
+	}
+	// After rotation new records are sealed under the new secret only.
+	fresh := rotated.Seal("code", []byte("x"), later)
+	if _, err := k.Open("code", fresh, now); err == nil {
+		t.Error("a record sealed after rotation opens under the previous secret alone")
+	}
+}
+
+// Two seals of the same record differ: the nonce is random.
+func TestSealIsRandomized(t *testing.T) {
+	k := mustKeys(t, secretA, "")
+	exp := time.Now().Add(time.Minute)
+	if a, b := k.Seal("code", []byte("same"), exp), k.Seal("code", []byte("same"), exp); a == b {
+		t.Errorf("two seals are equal: %s", a)
+	}
+}
+
+func TestShortSecretRefused(t *testing.T) {
+	for _, tc := range [][2]string{{"short", ""}, {secretA, "short"}, {"", ""}} {
+		if _, err := New(tc[0], tc[1]); err == nil || strings.Contains(err.Error(), "short") {
+			t.Errorf("New(%q, %q) = %v, want an error that does not quote the secret", tc[0], tc[1], err)
+		}
+	}
+}
+
+func TestMAC(t *testing.T) {
+	k := mustKeys(t, secretA, "")
+	mac := k.MAC("client", "client-1")
+	for _, tc := range []struct {
+		name       string
+		keys       *Keys
+		data, mac  string
+		purpose    string
+		wantAccept bool
+	}{
+		{"right", k, "client-1", mac, "client", true},
+		{"other data", k, "client-2", mac, "client", false},
+		{"other purpose", k, "client-1", mac, "code", false},
+		{"other secret", mustKeys(t, secretB, ""), "client-1", mac, "client", false},
+		{"previous secret", mustKeys(t, secretB, secretA), "client-1", mac, "client", true},
+		{"garbage", k, "client-1", "!!", "client", false},
+	} {
+		if got := tc.keys.CheckMAC(tc.purpose, tc.data, tc.mac); got != tc.wantAccept {
+			t.Errorf("%s: CheckMAC = %v", tc.name, got)
+		}
+	}
+}
+
+func BenchmarkOpen(b *testing.B) {
+	k, _ := New(secretA, "")
+	sealed := k.Seal("access", []byte(`{"t":"memos_pat_0123456789abcdef0123456789abcdef","s":"read write","c":"https://claude.ai/oauth/mcp-oauth-client-metadata"}`), time.Now().Add(time.Hour))
+	now := time.Now()
+	for b.Loop() {
+		if _, err := k.Open("access", sealed, now); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

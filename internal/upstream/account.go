@@ -1,0 +1,131 @@
+package upstream
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
+	"github.com/tidwall/gjson"
+)
+
+// The calls below serve the consent step of the gateway's authorization
+// server: they act for a person who signs in, not for a tool.
+
+// ErrBadCredentials is a sign-in that Memos refused, or a token it did not
+// accept. Its Refused method lets callers tell it apart without importing
+// this package.
+var ErrBadCredentials error = refusedError{}
+
+type refusedError struct{}
+
+func (refusedError) Error() string { return "Memos did not accept these credentials" }
+func (refusedError) Refused() bool { return true }
+
+// SignIn signs in to Memos with a username and password and returns the
+// short-lived access token it issues and the user's resource name.
+func (c *Client) SignIn(ctx context.Context, username, password string) (token, user string, err error) {
+	body := []byte(`{"passwordCredentials":{"username":`)
+	body = gjson.AppendJSONString(body, username)
+	body = append(body, `,"password":`...)
+	body = gjson.AppendJSONString(body, password)
+	body = append(body, "}}"...)
+	r, err := c.account(ctx, "POST", "/api/v1/auth/signin", "", body)
+	if err != nil {
+		return "", "", err
+	}
+	token, user = r.Get("accessToken").Str, r.Get("user.name").Str
+	if token == "" || user == "" {
+		return "", "", errors.New("Memos answered the sign-in without a token")
+	}
+	return token, user, nil
+}
+
+// CreateToken creates a personal access token for user, authorized by a
+// sign-in's access token, and returns it with its resource name. It shows
+// in the user's Memos settings under description, where they can delete it.
+// days 0 means it never expires.
+func (c *Client) CreateToken(ctx context.Context, bearer, user, description string, days int) (token, name string, err error) {
+	body := []byte(`{"description":`)
+	body = gjson.AppendJSONString(body, description)
+	body = append(body, `,"expiresInDays":`...)
+	body = strconv.AppendInt(body, int64(days), 10)
+	body = append(body, '}')
+	r, err := c.account(ctx, "POST", "/api/v1/"+user+"/personalAccessTokens", bearer, body)
+	if err != nil {
+		return "", "", err
+	}
+	token, name = r.Get("token").Str, r.Get("personalAccessToken.name").Str
+	if token == "" || name == "" {
+		return "", "", errors.New("Memos answered without the new token")
+	}
+	return token, name, nil
+}
+
+// CurrentUser returns the resource name of the user a token belongs to,
+// or ErrBadCredentials when Memos does not accept it.
+func (c *Client) CurrentUser(ctx context.Context, token string) (string, error) {
+	r, err := c.account(ctx, "GET", "/api/v1/auth/me", token, nil)
+	if err != nil {
+		return "", err
+	}
+	user := r.Get("user.name").Str
+	if user == "" {
+		return "", ErrBadCredentials
+	}
+	return user, nil
+}
+
+// DeleteToken deletes the personal access token called name, authorized by
+// the token itself.
+func (c *Client) DeleteToken(ctx context.Context, token, name string) error {
+	_, err := c.account(ctx, "DELETE", "/api/v1/"+name, token, nil)
+	return err
+}
+
+// InstanceName names the instance for people: MEMOS_URL's host and path, or
+// the service binding it is reached through.
+func (c *Client) InstanceName() string {
+	if c.cfg.MemosURL != nil {
+		return c.cfg.MemosURL.Host + c.cfg.MemosURL.Path
+	}
+	return "the Memos instance behind this gateway"
+}
+
+// account sends one request of the calls above and returns its JSON answer.
+// A 400, 401 or 403 is ErrBadCredentials; any other failure is explained as
+// a tool call's would be.
+func (c *Client) account(ctx context.Context, method, path, bearer string, body []byte) (gjson.Result, error) {
+	if strings.Contains(path, "..") || strings.ContainsAny(path, "?#") {
+		return gjson.Result{}, errors.New("not a Memos resource name")
+	}
+	callCtx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	defer cancel()
+	header := web.Header{"accept": "application/json"}
+	if bearer != "" {
+		header["authorization"] = "Bearer " + bearer
+	}
+	c.addAccess(header) // the person's own credentials travel with it
+	req := &web.Request{Method: method, URL: c.endpoint(path), Header: header, Body: body}
+	if body != nil {
+		header["content-type"] = "application/json"
+	}
+	resp, err := c.doer.Do(callCtx, req)
+	if err != nil {
+		return gjson.Result{}, errors.New(c.failure(ctx, callCtx, err))
+	}
+	switch {
+	case resp.Status == 400 || resp.Status == 401 || resp.Status == 403:
+		return gjson.Result{}, ErrBadCredentials
+	case resp.Status < 200 || resp.Status > 299:
+		msg, _ := c.refusal(resp)
+		return gjson.Result{}, errors.New(msg)
+	case len(resp.Body) == 0:
+		return gjson.Result{}, nil
+	case !gjson.ValidBytes(resp.Body):
+		msg, _ := c.notJSON(resp)
+		return gjson.Result{}, errors.New(msg)
+	}
+	return gjson.ParseBytes(resp.Body), nil
+}
