@@ -21,6 +21,7 @@ import (
 type Memos struct {
 	URL      string // base URL, e.g. http://127.0.0.1:40123
 	Username string
+	Password string // the first user's, to sign in to Memos' web page
 	Token    string // personal access token: Authorization: Bearer <Token>
 	proc     *Process
 }
@@ -82,6 +83,7 @@ func (m *Memos) bootstrap(ctx context.Context) error {
 	secret := make([]byte, 12)
 	rand.Read(secret)
 	password := hex.EncodeToString(secret)
+	m.Password = password
 	if err := m.post(ctx, "/api/v1/users", "", map[string]any{"username": m.Username, "password": password}, nil); err != nil {
 		return fmt.Errorf("create first user: %w", err)
 	}
