@@ -3,7 +3,18 @@
 package e2e
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
+	"html"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -53,4 +64,110 @@ func TestTSSDKOAuth(t *testing.T) {
 			}
 		})
 	}
+}
+
+// consentRequest matches the sealed request the consent form carries back.
+var consentRequest = regexp.MustCompile(`name="request" value="([^"]+)"`)
+
+// actAsPerson plays the person at the browser for an authorization URL:
+// opens the consent page, signs in to Memos with the password, chooses
+// access ("write" or "read") and allows. It returns where the browser is sent
+// next: the client's redirect URI with the code.
+func actAsPerson(t *testing.T, authorizationURL, access string) *url.URL {
+	t.Helper()
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noRedirect.Get(authorizationURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	m := consentRequest.FindSubmatch(page)
+	cookie, _, _ := strings.Cut(resp.Header.Get("Set-Cookie"), ";")
+	if resp.StatusCode != 200 || m == nil || cookie == "" {
+		t.Fatalf("consent page: %d %q %.500s", resp.StatusCode, cookie, page)
+	}
+	start, _ := url.Parse(authorizationURL)
+	form := url.Values{"request": {html.UnescapeString(string(m[1]))}, "decision": {"allow"}, "access": {access},
+		"username": {memos.Username}, "password": {memos.Password}, "days": {"30"}}
+	req, _ := http.NewRequest("POST", start.Scheme+"://"+start.Host+"/authorize", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Cookie", cookie)
+	req.Header.Set("Origin", start.Scheme+"://"+start.Host)
+	resp, err = noRedirect.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	next, err := url.Parse(resp.Header.Get("Location"))
+	if resp.StatusCode != 303 || err != nil || next.Query().Get("code") == "" {
+		t.Fatalf("consent answer: %d %s %.500s", resp.StatusCode, resp.Header.Get("Location"), body)
+	}
+	return next
+}
+
+// The MCP Inspector CLI (v2) completes the flow too: it registers, prints the
+// authorization URL and waits on its loopback callback; the test plays the
+// person and hands the browser's redirect to that callback.
+func TestInspectorOAuth(t *testing.T) {
+	gw := startOAuthGateway(t, nil)
+	port, err := harness.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	home := t.TempDir()
+	cmd := exec.CommandContext(ctx, filepath.Join(root, "node_modules", ".bin", "node"), filepath.Join(root, inspector),
+		"--cli", gw.URL+"/mcp", "--transport", "http", "--method", "tools/list", "--format", "json",
+		"--callback-url", "http://127.0.0.1:"+strconv.Itoa(port)+"/oauth/callback")
+	cmd.Dir = home
+	// Without a terminal the Inspector starts interactive OAuth only when it
+	// may open a browser; BROWSER=true makes opening one do nothing.
+	cmd.Env = append(os.Environ(), "HOME="+home, "MCP_AUTO_OPEN_ENABLED=true", "BROWSER=true", "MCP_INSPECTOR_SECRET_STORE=memory", "NO_COLOR=1")
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var printed strings.Builder
+	authorizationURL := ""
+	lines := bufio.NewScanner(stderr)
+	lines.Buffer(make([]byte, 64<<10), 1<<20)
+	for authorizationURL == "" && lines.Scan() {
+		printed.WriteString(lines.Text() + "\n")
+		if _, u, ok := strings.Cut(lines.Text(), "Please navigate to: "); ok {
+			authorizationURL = strings.TrimSpace(u)
+		}
+	}
+	if authorizationURL == "" {
+		cmd.Wait()
+		t.Fatalf("the Inspector printed no authorization URL:\n%s", printed.String())
+	}
+	go io.Copy(&printed, stderr)
+	callback := actAsPerson(t, authorizationURL, "write")
+	resp, err := http.Get(callback.String())
+	if err != nil {
+		t.Fatalf("the Inspector's callback: %v", err)
+	}
+	resp.Body.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("inspector: %v\nstderr:\n%s\nstdout:\n%.2000s", err, printed.String(), stdout.String())
+	}
+	var out struct {
+		Result struct {
+			Tools []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil || len(out.Result.Tools) != len(registryNames()) {
+		t.Fatalf("inspector output: %v\n%.2000s", err, stdout.String())
+	}
+	t.Logf("the Inspector authorized through the consent page and listed %d tools", len(out.Result.Tools))
 }
