@@ -171,3 +171,74 @@ func TestInspectorOAuth(t *testing.T) {
 	}
 	t.Logf("the Inspector authorized through the consent page and listed %d tools", len(out.Result.Tools))
 }
+
+// The conformance suite's authorization command checks the authorization
+// server: its metadata, and the code grant with a registered client, the
+// test playing the person at the browser the suite asks someone to open.
+func TestConformanceAuthorization(t *testing.T) {
+	gw := startOAuthGateway(t, nil)
+	port, err := harness.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	callback := "http://127.0.0.1:" + strconv.Itoa(port) + "/callback"
+	resp, err := http.Post(gw.URL+"/register", "application/json",
+		strings.NewReader(`{"client_name":"conformance suite","redirect_uris":["`+callback+`"],"token_endpoint_auth_method":"none"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reg struct {
+		ClientID string `json:"client_id"`
+	}
+	json.NewDecoder(resp.Body).Decode(&reg)
+	resp.Body.Close()
+	if resp.StatusCode != 201 || reg.ClientID == "" {
+		t.Fatalf("registration: %d", resp.StatusCode)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(root, "node_modules", ".bin", "node"), filepath.Join(root, conformanceSuite),
+		"authorization", "--url", gw.URL, "--client-id", reg.ClientID, "--resource", gw.URL+"/mcp", "--port", strconv.Itoa(port))
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "NO_COLOR=1", "FORCE_COLOR=0")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var printed strings.Builder
+	lines := bufio.NewScanner(stdout)
+	lines.Buffer(make([]byte, 64<<10), 1<<20)
+	authorizationURL := ""
+	for authorizationURL == "" && lines.Scan() {
+		printed.WriteString(lines.Text() + "\n")
+		if strings.HasPrefix(lines.Text(), gw.URL+"/authorize?") {
+			authorizationURL = lines.Text()
+		}
+	}
+	if authorizationURL == "" {
+		cmd.Wait()
+		t.Fatalf("the suite printed no authorization URL:\n%s", printed.String())
+	}
+	next := actAsPerson(t, authorizationURL, "write")
+	if r, err := http.Get(next.String()); err == nil {
+		r.Body.Close()
+	}
+	for lines.Scan() {
+		printed.WriteString(lines.Text() + "\n")
+	}
+	err = cmd.Wait()
+	out := plain([]byte(printed.String()))
+	t.Logf("conformance authorization:\n%s", out)
+	if err != nil || !strings.Contains(out, "Total: 3 passed, 0 failed") {
+		t.Errorf("the suite did not pass every check (%v)", err)
+	}
+	for _, want := range []string{"authorization-server-metadata-endpoint: 2 passed, 0 failed", "authorization-code-grant: 1 passed, 0 failed"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the summary lacks %q", want)
+		}
+	}
+}
