@@ -429,7 +429,7 @@ func TestConsent(t *testing.T) {
 			t.Errorf("CSP %q lacks %q", csp, want)
 		}
 	}
-	if resp.Header.Get("cache-control") != "no-store" || resp.Header.Get("referrer-policy") != "no-referrer" || !strings.Contains(string(resp.Body), "Test &lt;App&gt;") {
+	if resp.Header.Get("cache-control") != "no-store" || resp.Header.Get("referrer-policy") != "same-origin" || !strings.Contains(string(resp.Body), "Test &lt;App&gt;") {
 		t.Errorf("consent page headers or escaping: %v %s", resp.Header, resp.Body)
 	}
 }

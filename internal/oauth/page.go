@@ -34,8 +34,11 @@ var styleHash = func() string {
 	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
 }()
 
-// page answers with an HTML page that no cache keeps, no frame shows and no
-// referrer leaves; formAction lists where its form may lead, besides here.
+// page answers with an HTML page that no cache keeps, no frame shows and
+// whose address no other site learns (Referrer-Policy same-origin, not
+// no-referrer: with that, browsers send "Origin: null" with the form, and
+// the Origin check could not tell it from a forged one); formAction lists
+// where its form may lead, besides here.
 func page(status int, title, body, formAction string) *web.Response {
 	var b strings.Builder
 	b.WriteString(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>`)
@@ -45,7 +48,7 @@ func page(status int, title, body, formAction string) *web.Response {
 	b.WriteString(`</main></body></html>`)
 	csp := "default-src 'none'; style-src " + styleHash + "; form-action 'self'" + formAction + "; frame-ancestors 'none'; base-uri 'none'"
 	return &web.Response{Status: status, Body: []byte(b.String()), Header: web.Header{
-		"content-type": "text/html; charset=utf-8", "cache-control": "no-store", "referrer-policy": "no-referrer",
+		"content-type": "text/html; charset=utf-8", "cache-control": "no-store", "referrer-policy": "same-origin",
 		"content-security-policy": csp, "x-frame-options": "DENY", "x-content-type-options": "nosniff",
 	}}
 }

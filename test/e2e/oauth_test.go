@@ -242,3 +242,49 @@ func TestConformanceAuthorization(t *testing.T) {
 		}
 	}
 }
+
+// chromiumPath finds the Chromium of Debian's package (CHROMIUM overrides).
+func chromiumPath() string {
+	for _, p := range []string{os.Getenv("CHROMIUM"), "/usr/bin/chromium", "/usr/bin/chromium-browser"} {
+		if p != "" {
+			if _, err := os.Stat(p); err == nil {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+// The consent page in headless Chromium, as on a phone with JavaScript off
+// (test/clients/consent-browser.mjs): labelled controls, all reachable with
+// Tab, no console error, and the form submitted by keyboard sends the
+// browser back to the client with a code. The screenshot is kept in
+// build/test-artifacts. .ci/run installs Chromium; elsewhere the test says
+// so when it is missing.
+func TestConsentPageInChromium(t *testing.T) {
+	browser := chromiumPath()
+	if browser == "" {
+		t.Skip("Chromium is not installed (apt-get install chromium): the consent page was not checked in a browser")
+	}
+	gw := startOAuthGateway(t, nil)
+	artifacts := filepath.Join(root, "build", "test-artifacts")
+	if err := os.MkdirAll(artifacts, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(artifacts, "consent-page.png")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	// localhost, not 127.0.0.1: browsers keep Secure cookies there over http.
+	base := strings.Replace(gw.URL, "127.0.0.1", "localhost", 1)
+	run := runNode(t, ctx, t.TempDir(), []string{
+		"BASE_URL=" + base, "CHROMIUM=" + browser, "SCREENSHOT=" + shot,
+		"MEMOS_USERNAME=" + memos.Username, "MEMOS_PASSWORD=" + memos.Password,
+	}, "test/clients/consent-browser.mjs")
+	t.Logf("consent-browser.mjs output:\n%s%s", run.stdout, run.stderr)
+	if run.code != 0 {
+		t.Fatalf("consent-browser.mjs exited with %d", run.code)
+	}
+	if info, err := os.Stat(shot); err != nil || info.Size() < 1000 {
+		t.Errorf("no screenshot at %s: %v", shot, err)
+	}
+}

@@ -1,0 +1,187 @@
+// Opens the gateway's consent page in headless Chromium, as a person on a
+// phone would, with JavaScript off, and drives it over the DevTools protocol:
+// every form control must have an accessible name, Tab must reach each of
+// them, the page must log no console error (a CSP violation included), and
+// filling it in by keyboard and pressing Enter must send the browser to the
+// client's redirect URI with a code. A screenshot is written to SCREENSHOT.
+//
+//   BASE_URL=http://localhost:8787 MEMOS_USERNAME=… MEMOS_PASSWORD=… \
+//   CHROMIUM=/usr/bin/chromium SCREENSHOT=consent.png node test/clients/consent-browser.mjs
+//
+// Prints "ok <check>" per check; exit status 0 when all passed.
+
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import process from 'node:process';
+
+const base = process.env.BASE_URL;
+
+// The client's redirect URI: a loopback server that records the code.
+let received;
+const callbackServer = http.createServer((req, res) => {
+  received = new URL(req.url, 'http://127.0.0.1');
+  res.setHeader('content-type', 'text/plain');
+  res.end('signed in');
+});
+await new Promise((resolve) => callbackServer.listen(0, '127.0.0.1', resolve));
+const redirectUri = `http://127.0.0.1:${callbackServer.address().port}/callback`;
+
+// A registered client and an authorization URL with PKCE.
+const registration = await (await fetch(new URL('/register', base), {
+  method: 'POST', headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ client_name: 'Browser Test', redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' }),
+})).json();
+const verifier = randomBytes(32).toString('base64url');
+const authorizeUrl = new URL('/authorize', base);
+authorizeUrl.search = new URLSearchParams({
+  response_type: 'code', client_id: registration.client_id, redirect_uri: redirectUri, state: 'browser-state',
+  code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
+}).toString();
+
+// Chromium, headless, with its DevTools endpoint on a free port.
+const profile = mkdtempSync(join(tmpdir(), 'consent-chromium-'));
+const chromium = spawn(process.env.CHROMIUM ?? 'chromium', [
+  '--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run', '--no-default-browser-check',
+  '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank',
+], { stdio: ['ignore', 'ignore', 'pipe'] });
+const endpoint = await new Promise((resolve, reject) => {
+  let seen = '';
+  chromium.stderr.on('data', (d) => {
+    seen += d;
+    const m = seen.match(/DevTools listening on (ws:\/\/\S+)/);
+    if (m) resolve(m[1]);
+  });
+  chromium.on('exit', (code) => reject(new Error(`chromium exited with ${code}: ${seen}`)));
+  setTimeout(() => reject(new Error(`chromium did not start: ${seen}`)), 30000);
+});
+
+// A minimal DevTools protocol client over Node's WebSocket.
+const socket = new WebSocket(endpoint);
+await new Promise((resolve, reject) => { socket.onopen = resolve; socket.onerror = reject; });
+let nextId = 0;
+const pending = new Map();
+const listeners = [];
+socket.onmessage = (event) => {
+  const msg = JSON.parse(event.data);
+  if (msg.id !== undefined) {
+    const { resolve, reject } = pending.get(msg.id);
+    pending.delete(msg.id);
+    if (msg.error) reject(new Error(`${msg.error.message}`)); else resolve(msg.result);
+  } else {
+    for (const l of listeners) l(msg);
+  }
+};
+function send(method, params = {}, sessionId) {
+  const id = ++nextId;
+  socket.send(JSON.stringify({ id, method, params, sessionId }));
+  return new Promise((resolve, reject) => pending.set(id, { resolve, reject }));
+}
+function waitFor(pred, what, ms = 15000) {
+  return new Promise((resolve, reject) => {
+    const l = (msg) => { if (pred(msg)) { listeners.splice(listeners.indexOf(l), 1); resolve(msg); } };
+    listeners.push(l);
+    setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms);
+  });
+}
+
+const problems = [];
+listeners.push((msg) => {
+  if (msg.method === 'Log.entryAdded' && msg.params.entry.level === 'error') problems.push(`log: ${msg.params.entry.text}`);
+  if (msg.method === 'Runtime.exceptionThrown') problems.push(`exception: ${msg.params.exceptionDetails.text}`);
+  if (msg.method === 'Runtime.consoleAPICalled' && msg.params.type === 'error') problems.push('console.error');
+});
+
+async function main() {
+  const { targetId } = await send('Target.createTarget', { url: 'about:blank' });
+  const { sessionId } = await send('Target.attachToTarget', { targetId, flatten: true });
+  const page = (method, params) => send(method, params, sessionId);
+  await page('Page.enable');
+  await page('Log.enable');
+  await page('Runtime.enable');
+  await page('Accessibility.enable');
+  await page('Emulation.setScriptExecutionDisabled', { value: true });
+  await page('Emulation.setDeviceMetricsOverride', { width: 390, height: 844, deviceScaleFactor: 2, mobile: true });
+  await page('Emulation.setFocusEmulationEnabled', { enabled: true }); // a headless page has no window focus
+  await page('Page.bringToFront');
+
+  const loaded = waitFor((m) => m.method === 'Page.loadEventFired' && m.sessionId === sessionId, 'the consent page');
+  await page('Page.navigate', { url: authorizeUrl.href });
+  await loaded;
+
+  // Every form control has an accessible name.
+  const { nodes } = await page('Accessibility.getFullAXTree');
+  const controls = nodes.filter((n) => ['textbox', 'combobox', 'radio', 'button'].includes(n.role?.value) && !n.ignored);
+  const names = controls.map((n) => `${n.role.value}:${n.name?.value ?? ''}`);
+  for (const n of controls) assert.ok(n.name?.value, `a ${n.role.value} without an accessible name`);
+  for (const want of ['radio:Read and write memos', 'radio:Read only', 'textbox:Username', 'textbox:Password', 'textbox:Access token', 'button:Allow', 'button:Deny']) {
+    assert.ok(names.includes(want), `no ${want} among ${names.join(', ')}`);
+  }
+  assert.ok(names.some((n) => n.startsWith('combobox:')), `no labelled expiry choice among ${names.join(', ')}`);
+  console.log(`ok   labelled (${controls.length} controls)`);
+
+  const shot = await page('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true });
+  if (process.env.SCREENSHOT) writeFileSync(process.env.SCREENSHOT, Buffer.from(shot.data, 'base64'));
+  console.log('ok   screenshot');
+
+  // Keyboard only: Tab through the page, type into the fields, Enter.
+  const focused = async () => {
+    const { nodes } = await page('Accessibility.getFullAXTree');
+    // The page itself counts as focused too: the control is the other node.
+    const n = nodes.find((x) => x.role?.value !== 'RootWebArea' && x.properties?.some((p) => p.name === 'focused' && p.value.value));
+    return n ? `${n.role?.value}:${n.name?.value ?? ''}` : '';
+  };
+  const key = async (k, code, keyCode, text) => {
+    await page('Input.dispatchKeyEvent', { type: text ? 'keyDown' : 'rawKeyDown', key: k, code, windowsVirtualKeyCode: keyCode, text });
+    await page('Input.dispatchKeyEvent', { type: 'keyUp', key: k, code, windowsVirtualKeyCode: keyCode });
+  };
+  const visited = [];
+  const typed = { 'textbox:Username': process.env.MEMOS_USERNAME, 'textbox:Password': process.env.MEMOS_PASSWORD };
+  for (let i = 0; i < 12 && !visited.includes('button:Allow'); i++) {
+    await key('Tab', 'Tab', 9);
+    const now = await focused();
+    visited.push(now);
+    if (typed[now]) await page('Input.insertText', { text: typed[now] });
+  }
+  for (const want of ['radio:Read and write memos', 'textbox:Username', 'textbox:Password', 'textbox:Access token', 'button:Allow']) {
+    assert.ok(visited.includes(want), `Tab never reached ${want}: ${visited.join(' → ')}`);
+  }
+  console.log(`ok   keyboard (${visited.join(' → ')})`);
+
+  const left = waitFor((m) => m.method === 'Page.frameNavigated' && m.params.frame.url.startsWith(redirectUri), 'the redirect to the client');
+  await key('Enter', 'Enter', 13, '\r');
+  await left.catch(async (err) => {
+    const { root } = await page('DOM.getDocument');
+    const { outerHTML } = await page('DOM.getOuterHTML', { nodeId: root.nodeId });
+    throw new Error(`${err.message}; the browser shows: ${outerHTML.replace(/<style>[^]*<\/style>/, '').slice(0, 600)}`);
+  });
+  assert.equal(received?.searchParams.get('state'), 'browser-state');
+  assert.ok(received?.searchParams.get('code')?.startsWith('mme-code-'), `the client got ${received}`);
+  console.log('ok   submitted without JavaScript');
+
+  assert.deepEqual(problems, [], 'console errors');
+  console.log('ok   no console errors');
+}
+
+let status = 0;
+try {
+  await main();
+} catch (err) {
+  console.log(`FAIL ${err.stack ?? err}`);
+  status = 1;
+}
+socket.close();
+callbackServer.close();
+const exited = new Promise((resolve) => chromium.once('exit', resolve));
+chromium.kill();
+await exited;
+try {
+  rmSync(profile, { recursive: true, force: true, maxRetries: 3 });
+} catch (err) {
+  console.log(`note: the Chromium profile ${profile} was left behind: ${err.message}`);
+}
+process.exit(status);
