@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -260,5 +261,35 @@ func TestRedirectTargetLoggedWithoutQuery(t *testing.T) {
 	}
 	if strings.Contains(logs, marker) {
 		t.Errorf("an argument value reached the log through the redirect's target")
+	}
+}
+
+// A wrangler dev run by hand with the repository's configuration, with no
+// ALLOWED_HOSTS of its own, refuses a DNS-rebinding request: a foreign Host
+// with a matching Origin.
+func TestHandRunDevRefusesRebinding(t *testing.T) {
+	w, err := harness.StartWorker(context.Background(), harness.WorkerOptions{
+		Root: root, Dir: t.TempDir(), Vars: map[string]string{"MEMOS_URL": memos.URL},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	for _, path := range []string{"/mcp", "/healthz", "/authorize"} {
+		req, _ := http.NewRequest("POST", w.URL+path, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		req.Host = "rebound.example.com"
+		req.Header.Set("Origin", "http://rebound.example.com")
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 403 {
+			t.Errorf("%s with a rebound Host: %d, want 403", path, resp.StatusCode)
+		}
+	}
+	if h := getHealth(t, &http.Client{}, w.URL); h.Instance.ID == "" {
+		t.Errorf("the loopback host is refused: %+v", h)
 	}
 }
