@@ -549,3 +549,18 @@ func TestSpentSetBounded(t *testing.T) {
 	}
 }
 
+
+// BenchmarkAuthorize is what opening an access token adds to an /mcp
+// request natively.
+func BenchmarkAuthorize(b *testing.B) {
+	keys, _ := seal.New(testSecret, "")
+	s := New(Options{Keys: keys, Memos: newFakeMemos()})
+	access := s.seal(purposeAccess, accessPrefix, record{Token: "memos_pat_" + strings.Repeat("x", 32), Scope: scopeAll,
+		Client: clientRef("https://claude.ai/oauth/mcp-oauth-client-metadata"), Resource: base + "/mcp"}, accessTTL)
+	req := mcpRequest("Bearer " + access)
+	for b.Loop() {
+		if _, _, refusal := s.Authorize(req); refusal != nil {
+			b.Fatal(string(refusal.Body))
+		}
+	}
+}
