@@ -1,6 +1,7 @@
 // Package registry holds the curated Memos tools, compiled at build time from
-// Memos' OpenAPI document by ./generate into tools_gen.go. Nothing here parses
-// OpenAPI or YAML at run time.
+// Memos' OpenAPI document by ./generate into tools_gen.go, and the selection
+// of them a deployment serves. Nothing here parses OpenAPI or YAML at run
+// time.
 package registry
 
 //go:generate go run ./generate -curation ../../spec/curation.json -o tools_gen.go
@@ -15,9 +16,12 @@ type Tool struct {
 	Path        string  // route template, e.g. /api/v1/memos/{memo}
 	Params      []Param // path and query parameters, in template order then name order
 	HasBody     bool    // the request body is the "body" argument
+	ReadOnly    bool    // annotated readOnlyHint: the tool changes nothing
 	// InputSchema and OutputSchema are the tool's JSON Schemas as served.
 	InputSchema  string
 	OutputSchema string
+	// definition is the tool's entry in tools/list, prepared at build time.
+	definition string
 }
 
 // Param is a path or query parameter of a tool's route, given as the
@@ -36,19 +40,13 @@ func MemosVersion() string { return memosVersion }
 // All returns every tool in the order tools/list serves them.
 func All() []Tool { return tools }
 
-// ListJSON returns the tools array of tools/list, prepared at build time.
-func ListJSON() []byte { return []byte(toolsJSON) }
+// ListJSON returns the tools array of tools/list with every tool.
+func ListJSON() []byte { return everything().Served(false).ListJSON() }
 
-var byName = sync.OnceValue(func() map[string]*Tool {
-	m := make(map[string]*Tool, len(tools))
-	for i := range tools {
-		m[tools[i].Name] = &tools[i]
-	}
-	return m
+var everything = sync.OnceValue(func() *Selection {
+	s, _ := Select(false, nil) // selects every tool: cannot fail
+	return s
 })
 
 // Lookup returns the tool called name.
-func Lookup(name string) (*Tool, bool) {
-	t, ok := byName()[name]
-	return t, ok
-}
+func Lookup(name string) (*Tool, bool) { return everything().Served(false).Lookup(name) }

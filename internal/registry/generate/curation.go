@@ -1,13 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 )
 
 // curation is spec/curation.json: which operations become tools and how each
-// differs from a mechanical translation.
+// differs from a mechanical translation. One curation serves every Memos
+// release the project builds for.
 type curation struct {
 	// Params gives better descriptions for parameters, by name.
 	Params     map[string]string `json:"params"`
@@ -17,6 +20,10 @@ type curation struct {
 // override is one curated operation.
 type override struct {
 	OperationID string `json:"operationId"`
+	// Aliases are the same operation's ids in other Memos releases, its
+	// predecessors or successors. A document must hold exactly one of
+	// OperationID and Aliases; the tool is named after the one it holds.
+	Aliases []string `json:"aliases"`
 	// BodyRequired replaces the body's required list when set; [] clears it.
 	BodyRequired *[]string `json:"bodyRequired"`
 	// BodyOmit names body properties bound from the path instead.
@@ -25,7 +32,37 @@ type override struct {
 	Destructive       *bool    `json:"destructive"`
 	Idempotent        *bool    `json:"idempotent"`
 	// Notes are appended to the operation's description.
-	Notes string `json:"notes"`
+	Notes notes `json:"notes"`
+}
+
+// note is a usage note. With When set, it is kept only when the tool's
+// input schema has that argument: a dotted path such as
+// body.reaction.contentId, so that a note never names a field the release
+// does not have.
+type note struct {
+	Text string `json:"text"`
+	When string `json:"when"`
+}
+
+// notes are written as one string (an unconditional note) or as a list of
+// notes.
+type notes []note
+
+func (n *notes) UnmarshalJSON(b []byte) error {
+	if b = bytes.TrimSpace(b); len(b) > 0 && b[0] == '"' {
+		var text string
+		if err := json.Unmarshal(b, &text); err != nil {
+			return err
+		}
+		*n = notes{{Text: text}}
+		return nil
+	}
+	var list []note
+	if err := json.Unmarshal(b, &list); err != nil {
+		return fmt.Errorf("notes must be a string or a list of {text, when}: %w", err)
+	}
+	*n = list
+	return nil
 }
 
 func loadCuration(path string) (*curation, error) {
@@ -45,5 +82,53 @@ func loadCuration(path string) (*curation, error) {
 
 // overrides reports whether o tailors its operation beyond selecting it.
 func (o override) overrides() bool {
-	return o.BodyRequired != nil || o.BodyOmit != nil || o.BodyMinProperties > 0 || o.Destructive != nil || o.Idempotent != nil || o.Notes != ""
+	return o.BodyRequired != nil || o.BodyOmit != nil || o.BodyMinProperties > 0 || o.Destructive != nil || o.Idempotent != nil || len(o.Notes) > 0
+}
+
+// names are every id the operation is known by, its own first.
+func (o override) names() []string { return append([]string{o.OperationID}, o.Aliases...) }
+
+// label names the operation in an error: its id and any aliases.
+func (o override) label() string {
+	s := fmt.Sprintf("%q", o.OperationID)
+	if len(o.Aliases) > 0 {
+		quoted := make([]string, len(o.Aliases))
+		for i, a := range o.Aliases {
+			quoted[i] = fmt.Sprintf("%q", a)
+		}
+		s += " (also known as " + strings.Join(quoted, ", ") + ")"
+	}
+	return s
+}
+
+// text is the notes that apply to a tool with the given input schema.
+func (n notes) text(input map[string]any) string {
+	var kept []string
+	for _, nt := range n {
+		if nt.When == "" || hasArgument(input, nt.When) {
+			kept = append(kept, nt.Text)
+		}
+	}
+	return strings.Join(kept, " ")
+}
+
+// hasArgument reports whether an input schema has the argument at a dotted
+// path, following local $defs references.
+func hasArgument(input map[string]any, path string) bool {
+	defs, _ := input["$defs"].(map[string]any)
+	s := input
+	for name := range strings.SplitSeq(path, ".") {
+		for range 8 { // resolve a chain of references
+			ref, ok := s["$ref"].(string)
+			if !ok {
+				break
+			}
+			s, _ = defs[strings.TrimPrefix(ref, "#/$defs/")].(map[string]any)
+		}
+		props, _ := s["properties"].(map[string]any)
+		if s, _ = props[name].(map[string]any); s == nil {
+			return false
+		}
+	}
+	return true
 }

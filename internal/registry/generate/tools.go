@@ -61,31 +61,41 @@ func buildTools(doc *openapi3.T, cur *curation) ([]tool, error) {
 	var tools []tool
 	names := map[string]string{}
 	for _, o := range cur.Operations {
-		op, ok := ops[o.OperationID]
-		if !ok && o.overrides() {
-			return nil, fmt.Errorf("stale override: the curation tailors operation %q, which the OpenAPI document does not have", o.OperationID)
+		var found []string
+		for _, id := range o.names() {
+			if _, ok := ops[id]; ok {
+				found = append(found, id)
+			}
 		}
-		if !ok {
-			return nil, fmt.Errorf("curated operation %q is not in the OpenAPI document", o.OperationID)
+		switch {
+		case len(found) == 0 && o.overrides():
+			return nil, fmt.Errorf("stale override: the curation tailors operation %s, which the OpenAPI document does not have", o.label())
+		case len(found) == 0:
+			return nil, fmt.Errorf("curated operation %s is not in the OpenAPI document", o.label())
+		case len(found) > 1:
+			return nil, fmt.Errorf("curated operation %s: the OpenAPI document has %q and %q, so it is unclear which one to serve", o.label(), found[0], found[1])
 		}
-		t, err := buildTool(op, o, cur, components)
+		id := found[0]
+		t, err := buildTool(id, ops[id], o, cur, components)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", o.OperationID, err)
+			return nil, fmt.Errorf("%s: %w", id, err)
 		}
 		if prev, dup := names[t.Name]; dup {
-			return nil, fmt.Errorf("operations %q and %q both become tool %q", prev, o.OperationID, t.Name)
+			return nil, fmt.Errorf("operations %q and %q both become tool %q", prev, id, t.Name)
 		}
-		names[t.Name] = o.OperationID
+		names[t.Name] = id
 		tools = append(tools, t)
 	}
 	slices.SortFunc(tools, func(a, b tool) int { return strings.Compare(a.Name, b.Name) })
 	return tools, nil
 }
 
-func buildTool(o operation, ov override, cur *curation, components map[string]map[string]any) (tool, error) {
+// buildTool translates the operation the document calls id. Its name
+// follows the document, as Memos' own server names its tools.
+func buildTool(id string, o operation, ov override, cur *curation, components map[string]map[string]any) (tool, error) {
 	t := tool{
-		Name:        toolName(ov.OperationID),
-		OperationID: ov.OperationID,
+		Name:        toolName(id),
+		OperationID: id,
 		Method:      o.method,
 		Path:        o.path,
 		Description: cleanText(o.op.Description),
@@ -94,9 +104,6 @@ func buildTool(o operation, ov override, cur *curation, components map[string]ma
 		return t, fmt.Errorf("tool name %q is not 1–64 characters of [a-z0-9_]", t.Name)
 	}
 	t.Title = toolTitle(t.Name)
-	if ov.Notes != "" {
-		t.Description = strings.TrimSpace(t.Description + "\n\n" + ov.Notes)
-	}
 	t.ReadOnly = o.method == "GET"
 	t.Destructive = o.method == "DELETE"
 	t.Idempotent = o.method == "GET" || o.method == "DELETE" || o.method == "PUT"
@@ -128,7 +135,7 @@ func buildTool(o operation, ov override, cur *curation, components map[string]ma
 			if d, ok := cur.Params[p.Name]; ok {
 				conv["description"] = d
 			} else if p.Description != "" {
-				conv["description"] = cleanText(p.Description)
+				conv["description"] = inputText(p.Description)
 			}
 			props[p.Name] = conv
 			if p.Required || where == "path" {
@@ -166,6 +173,10 @@ func buildTool(o operation, ov override, cur *curation, components map[string]ma
 		t.Input["required"] = required
 	}
 	in.withDefs(t.Input)
+	// Notes may depend on the arguments this release's document has.
+	if notes := ov.Notes.text(t.Input); notes != "" {
+		t.Description = strings.TrimSpace(t.Description + "\n\n" + notes)
+	}
 
 	out, err := outputSchema(o, components)
 	if err != nil {

@@ -1,0 +1,245 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	memosproto "github.com/usememos/memos/proto"
+)
+
+// asV031 rewrites the pinned v0.30.0 document with the API changes of Memos
+// v0.31.0 that touch the curated tools (research: "Releases after
+// v0.30.0"), since the v0.31 document cannot be fetched here: shortcuts
+// become memo views under /views, Reaction loses contentId, and Attachment
+// gains mediaMetadata.
+func asV031(t *testing.T) []byte {
+	t.Helper()
+	doc, err := parseSpec(memosproto.OpenAPIYAML())
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := doc.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(raw)
+	for _, r := range [][2]string{
+		{"/api/v1/users/{user}/shortcuts/{shortcut}", "/api/v1/users/{user}/views/{view}"},
+		{"/api/v1/users/{user}/shortcuts", "/api/v1/users/{user}/views"},
+		{`"name":"shortcut"`, `"name":"view"`},
+		{"ShortcutService_ListShortcuts", "MemoViewService_ListMemoViews"},
+		{"ShortcutService_CreateShortcut", "MemoViewService_CreateMemoView"},
+		{"ShortcutService_GetShortcut", "MemoViewService_GetMemoView"},
+		{"ShortcutService_UpdateShortcut", "MemoViewService_UpdateMemoView"},
+		{"ShortcutService_DeleteShortcut", "MemoViewService_DeleteMemoView"},
+		{"ShortcutService", "MemoViewService"},
+		{componentPrefix + "ListShortcutsResponse", componentPrefix + "ListMemoViewsResponse"},
+		{componentPrefix + "Shortcut\"", componentPrefix + "MemoView\""},
+	} {
+		if !strings.Contains(text, r[0]) {
+			t.Fatalf("the pinned document has no %q to rewrite", r[0])
+		}
+		text = strings.ReplaceAll(text, r[0], r[1])
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(text), &m); err != nil {
+		t.Fatal(err)
+	}
+	schemas := m["components"].(map[string]any)["schemas"].(map[string]any)
+	rename := func(from, to string) map[string]any {
+		s := schemas[from].(map[string]any)
+		delete(schemas, from)
+		schemas[to] = s
+		return s
+	}
+	list := rename("ListShortcutsResponse", "ListMemoViewsResponse")["properties"].(map[string]any)
+	list["memoViews"] = list["shortcuts"]
+	delete(list, "shortcuts")
+	view := rename("Shortcut", "MemoView")
+	view["required"] = []any{"title", "filter"}
+
+	reaction := schemas["Reaction"].(map[string]any)
+	delete(reaction["properties"].(map[string]any), "contentId")
+	reaction["required"] = []any{"reactionType"}
+	// The operation's own prose loses its sentence about content_id too.
+	upsert := m["paths"].(map[string]any)["/api/v1/memos/{memo}/reactions"].(map[string]any)["post"].(map[string]any)
+	var kept []string
+	for _, sentence := range strings.SplitAfter(upsert["description"].(string), ". ") {
+		if !strings.Contains(sentence, "content_id") {
+			kept = append(kept, sentence)
+		}
+	}
+	upsert["description"] = strings.Join(kept, "")
+
+	attachment := schemas["Attachment"].(map[string]any)["properties"].(map[string]any)
+	attachment["mediaMetadata"] = map[string]any{"type": "object", "readOnly": true, "properties": map[string]any{
+		"width": map[string]any{"type": "integer"}, "height": map[string]any{"type": "integer"},
+	}}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// One curation builds for both releases; tool names, routes and notes
+// follow the document.
+func TestBuildsForEachRelease(t *testing.T) {
+	cur, err := loadCuration("../../../spec/curation.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name      string
+		spec      []byte
+		views     string // the saved-views listing tool
+		path      string
+		listField string
+		contentID bool // whether the reaction tool mentions contentId
+	}{
+		{"v0.30.0", memosproto.OpenAPIYAML(), "shortcut_list_shortcuts", "/api/v1/users/{user}/shortcuts", "shortcuts", true},
+		{"v0.31-shaped", asV031(t), "memo_view_list_memo_views", "/api/v1/users/{user}/views", "memoViews", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc, err := parseSpec(tc.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tools, err := buildTools(doc, cur)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := emit(tools, tc.name, "0"); err != nil {
+				t.Fatalf("emit: %v", err)
+			}
+			byName := map[string]tool{}
+			for _, tl := range tools {
+				byName[tl.Name] = tl
+			}
+			if len(tools) != len(cur.Operations) {
+				t.Errorf("%d tools, want %d", len(tools), len(cur.Operations))
+			}
+			views, ok := byName[tc.views]
+			if !ok {
+				t.Fatalf("no tool %s among %v", tc.views, keys(byName))
+			}
+			if views.Path != tc.path || views.Method != "GET" || !views.ReadOnly || views.OperationID == "" {
+				t.Errorf("%s: %s %s read-only=%t", tc.views, views.Method, views.Path, views.ReadOnly)
+			}
+			out := mustJSON(t, views.Output)
+			items := mustJSON(t, views.Output["properties"].(map[string]any)[tc.listField])
+			if !strings.Contains(items, `"title"`) || !strings.Contains(items, `"filter"`) {
+				t.Errorf("%s output schema has no %s list of views: %s", tc.views, tc.listField, out)
+			}
+
+			for _, name := range []string{"memo_upsert_memo_reaction", "memo_list_memo_reactions"} {
+				r := byName[name]
+				text := r.Description + mustJSON(t, r.Input) + mustJSON(t, r.Output)
+				if got := strings.Contains(text, "contentId"); got != tc.contentID {
+					t.Errorf("%s mentions contentId: %t, want %t\n%s", name, got, tc.contentID, text)
+				}
+			}
+			if d := byName["memo_upsert_memo_reaction"].Description; !strings.Contains(d, "reactionType") {
+				t.Errorf("the reaction note lost its unconditional part: %q", d)
+			}
+
+			// Results with fields the schema does not list (v0.31's
+			// mediaMetadata) still match the output schema.
+			result := `{"name":"attachments/a","filename":"a.png","type":"image/png","mediaMetadata":{"width":4,"height":3},"fieldOfALaterRelease":{"x":[1]}}`
+			if err := compileSchema(t, byName["attachment_get_attachment"].Output).Validate(decode(t, result)); err != nil {
+				t.Errorf("an attachment with unknown fields fails the output schema: %v", err)
+			}
+		})
+	}
+}
+
+func keys(m map[string]tool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func compileSchema(t *testing.T, s map[string]any) *jsonschema.Schema {
+	t.Helper()
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("out.json", decode(t, mustJSON(t, s))); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile("out.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sch
+}
+
+func decode(t *testing.T, s string) any {
+	t.Helper()
+	v, err := jsonschema.UnmarshalJSON(strings.NewReader(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// A curated operation is found under any of its names, takes the name the
+// document uses, and fails naming all of them when the document has none
+// or more than one.
+func TestOperationAliases(t *testing.T) {
+	renamed := strings.Replace(miniSpec, "ThingService_ListThings", "ItemService_ListItems", 1)
+	for _, tc := range []struct {
+		name, spec, curation string
+		want                 string // a tool name, or an error's text
+	}{
+		{"own name", miniSpec, `{"operations":[{"operationId":"ThingService_ListThings","aliases":["ItemService_ListItems"]}]}`, "thing_list_things"},
+		{"successor's name", renamed, `{"operations":[{"operationId":"ThingService_ListThings","aliases":["ItemService_ListItems"]}]}`, "item_list_items"},
+		{"predecessor's name", miniSpec, `{"operations":[{"operationId":"ItemService_ListItems","aliases":["ThingService_ListThings"]}]}`, "thing_list_things"},
+		{"neither name", miniSpec, `{"operations":[{"operationId":"ThingService_Gone","aliases":["ItemService_Gone"]}]}`,
+			`curated operation "ThingService_Gone" (also known as "ItemService_Gone") is not in the OpenAPI document`},
+		{"neither name, tailored", miniSpec, `{"operations":[{"operationId":"ThingService_Gone","aliases":["ItemService_Gone"],"notes":"x"}]}`,
+			`stale override: the curation tailors operation "ThingService_Gone" (also known as "ItemService_Gone")`},
+		{"both names", miniSpec, `{"operations":[{"operationId":"ThingService_ListThings","aliases":["ThingService_DeletePart"]}]}`,
+			`the OpenAPI document has "ThingService_ListThings" and "ThingService_DeletePart"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tools, err := buildMini(t, tc.spec, tc.curation)
+			got := ""
+			if err != nil {
+				got = err.Error()
+			} else if len(tools) == 1 {
+				got = tools[0].Name
+			}
+			if !strings.Contains(got, tc.want) {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// A note with "when" is kept only when the tool has that argument,
+// through $defs references too.
+func TestConditionalNotes(t *testing.T) {
+	for _, tc := range []struct {
+		name, notes, want string
+	}{
+		{"plain string", `"Only changed fields."`, "Only changed fields."},
+		{"argument present", `[{"text":"Data is base64.","when":"body.data"},{"text":"Always."}]`, "Data is base64. Always."},
+		{"through a reference", `[{"text":"Parent data.","when":"body.parent.data"}]`, "Parent data."},
+		{"argument absent", `[{"text":"Colour matters.","when":"body.colour"},{"text":"Always."}]`, "Always."},
+		{"read-only field is no argument", `[{"text":"Owner.","when":"body.owner"}]`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tools, err := buildMini(t, miniSpec, `{"operations":[{"operationId":"ThingService_UpdateThing","notes":`+tc.notes+`}]}`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := strings.CutPrefix(tools[0].Description, "UpdateThing updates a thing.")
+			if got = strings.TrimSpace(got); got != tc.want {
+				t.Errorf("notes %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,157 @@
+package registry
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// Selection is the part of the registry a deployment serves, as its owner
+// chose it (READ_ONLY, TOOLS). It holds two sets: every selected tool, and
+// the selected tools that are read-only, for a caller allowed to read only.
+// With a read-only deployment both are the read-only set, so whichever of
+// the deployment and the caller is stricter wins.
+type Selection struct {
+	all, readOnly *Set
+}
+
+// Set is a fixed set of tools with its tools/list array, which is joined
+// from the tools' prepared entries on first use and kept.
+type Set struct {
+	tools  []*Tool
+	byName map[string]*Tool
+	list   func() []byte
+}
+
+// Select returns the tools that readOnly and entries select. Each entry is
+// a tool name, or the start of names (memo_) when no tool has that name; an
+// entry starting with "-" removes what it matches. Without any adding entry every tool is the
+// starting point. An entry that matches no tool, or a selection left
+// empty, is an error that names it.
+func Select(readOnly bool, entries []string) (*Selection, error) {
+	var add, remove []string
+	var errs []error
+	for _, e := range entries {
+		name, removing := strings.CutPrefix(e, "-")
+		if !matchesAny(name) {
+			errs = append(errs, fmt.Errorf("TOOLS entry %q matches no tool: use a tool name or the start of names, such as memo_ (tools/list shows the names)", e))
+			continue
+		}
+		if removing {
+			remove = append(remove, name)
+		} else {
+			add = append(add, name)
+		}
+	}
+	var chosen []*Tool
+	for i := range tools {
+		t := &tools[i]
+		if (len(add) == 0 || matches(t.Name, add)) && !matches(t.Name, remove) && (t.ReadOnly || !readOnly) {
+			chosen = append(chosen, t)
+		}
+	}
+	if len(chosen) == 0 && len(errs) == 0 {
+		errs = append(errs, errors.New("TOOLS and READ_ONLY together select no tool: serve at least one"))
+	}
+	s := &Selection{all: newSet(chosen)}
+	s.readOnly = s.all
+	if !readOnly {
+		var reads []*Tool
+		for _, t := range chosen {
+			if t.ReadOnly {
+				reads = append(reads, t)
+			}
+		}
+		s.readOnly = newSet(reads)
+	}
+	return s, errors.Join(errs...)
+}
+
+// Served returns the set a caller gets: every selected tool, or only the
+// read-only ones for a caller allowed to read only.
+func (s *Selection) Served(readOnlyCaller bool) *Set {
+	if readOnlyCaller {
+		return s.readOnly
+	}
+	return s.all
+}
+
+func newSet(chosen []*Tool) *Set {
+	s := &Set{tools: chosen, byName: make(map[string]*Tool, len(chosen))}
+	for _, t := range chosen {
+		s.byName[t.Name] = t
+	}
+	s.list = sync.OnceValue(func() []byte {
+		n := 2
+		for _, t := range chosen {
+			n += len(t.definition) + 1
+		}
+		b := make([]byte, 0, n)
+		b = append(b, '[')
+		for i, t := range chosen {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, t.definition...)
+		}
+		return append(b, ']')
+	})
+	return s
+}
+
+// ListJSON returns the set's tools/list array.
+func (s *Set) ListJSON() []byte { return s.list() }
+
+// Lookup returns the tool called name when the set holds it.
+func (s *Set) Lookup(name string) (*Tool, bool) {
+	t, ok := s.byName[name]
+	return t, ok
+}
+
+// Names returns the set's tool names in tools/list order.
+func (s *Set) Names() []string {
+	names := make([]string, len(s.tools))
+	for i, t := range s.tools {
+		names[i] = t.Name
+	}
+	return names
+}
+
+// Len is the number of tools in the set.
+func (s *Set) Len() int { return len(s.tools) }
+
+// matches reports whether one of entries selects the tool called name. An
+// entry that is a tool's name selects that tool only (memo_delete_memo is
+// not memo_delete_memo_reaction); any other entry is a prefix.
+func matches(name string, entries []string) bool {
+	for _, e := range entries {
+		if name == e || strings.HasPrefix(name, e) && !isName(e) {
+			return true
+		}
+	}
+	return false
+}
+
+// isName reports whether a registry tool is called s.
+func isName(s string) bool {
+	for i := range tools {
+		if tools[i].Name == s {
+			return true
+		}
+	}
+	return false
+}
+
+// matchesAny reports whether entry selects at least one registry tool.
+func matchesAny(entry string) bool {
+	if entry == "" {
+		return false
+	}
+	for i := range tools {
+		if strings.HasPrefix(tools[i].Name, entry) {
+			return true
+		}
+	}
+	return false
+}

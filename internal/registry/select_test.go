@@ -1,0 +1,131 @@
+package registry
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/tidwall/gjson"
+)
+
+// readOnlyNames are the registry's tools annotated readOnlyHint, from the
+// served definitions themselves.
+func readOnlyNames(t *testing.T) []string {
+	t.Helper()
+	var names []string
+	for _, d := range gjson.ParseBytes(ListJSON()).Array() {
+		if d.Get("annotations.readOnlyHint").Bool() {
+			names = append(names, d.Get("name").Str)
+		}
+	}
+	return names
+}
+
+func allNames() []string {
+	var names []string
+	for _, t := range All() {
+		names = append(names, t.Name)
+	}
+	return names
+}
+
+func TestSelect(t *testing.T) {
+	without := func(names []string, drop ...string) []string {
+		return slices.DeleteFunc(slices.Clone(names), func(n string) bool { return slices.Contains(drop, n) })
+	}
+	reads := readOnlyNames(t)
+	memoReads := slices.DeleteFunc(slices.Clone(reads), func(n string) bool { return !strings.HasPrefix(n, "memo_") })
+	for _, tc := range []struct {
+		name     string
+		readOnly bool
+		entries  []string
+		want     []string
+	}{
+		{"everything", false, nil, allNames()},
+		{"read-only deployment", true, nil, reads},
+		{"one name", false, []string{"memo_get_memo"}, []string{"memo_get_memo"}},
+		{"prefix", false, []string{"attachment_"}, []string{"attachment_create_attachment", "attachment_delete_attachment", "attachment_get_attachment", "attachment_list_attachments"}},
+		{"prefix and name", false, []string{"auth_get_current_user", "attachment_get"}, []string{"attachment_get_attachment", "auth_get_current_user"}},
+		{"removal only", false, []string{"-memo_delete_memo", "-attachment_delete_"}, without(allNames(), "memo_delete_memo", "attachment_delete_attachment")},
+		{"a name is not a prefix", false, []string{"memo_delete_memo"}, []string{"memo_delete_memo"}},
+		{"prefix minus name", false, []string{"attachment_", "-attachment_delete_attachment"}, []string{"attachment_create_attachment", "attachment_get_attachment", "attachment_list_attachments"}},
+		{"read-only and a prefix", true, []string{"memo_"}, memoReads},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Select(tc.readOnly, tc.entries)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, s.Served(false).Names()); diff != "" {
+				t.Errorf("served (-want +got):\n%s", diff)
+			}
+			var listed []string
+			for _, d := range gjson.ParseBytes(s.Served(false).ListJSON()).Array() {
+				listed = append(listed, d.Get("name").Str)
+			}
+			if diff := cmp.Diff(tc.want, listed); diff != "" {
+				t.Errorf("tools/list (-want +got):\n%s", diff)
+			}
+			for _, name := range allNames() {
+				if _, ok := s.Served(false).Lookup(name); ok != slices.Contains(tc.want, name) {
+					t.Errorf("Lookup(%q) = %t", name, ok)
+				}
+			}
+			// A read-only caller gets the read-only part of the selection,
+			// whatever the deployment says.
+			wantReads := slices.DeleteFunc(slices.Clone(tc.want), func(n string) bool { return !slices.Contains(reads, n) })
+			if diff := cmp.Diff(wantReads, s.Served(true).Names()); diff != "" {
+				t.Errorf("served to a read-only caller (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSelectRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		readOnly bool
+		entries  []string
+		want     string
+	}{
+		{"unknown name", false, []string{"memo_get_memo", "memo_frobnicate"}, `TOOLS entry "memo_frobnicate" matches no tool`},
+		{"unknown removal", false, []string{"-user_delete_user"}, `TOOLS entry "-user_delete_user" matches no tool`},
+		{"bare dash", false, []string{"-"}, `TOOLS entry "-" matches no tool`},
+		{"every entry named", false, []string{"nope", "-nada"}, `"nope" matches no tool: use a tool name or the start of names, such as memo_ (tools/list shows the names)` + "\n" + `TOOLS entry "-nada" matches no tool`},
+		{"nothing left", false, []string{"memo_get_memo", "-memo_get_memo"}, "select no tool"},
+		{"read-only leaves nothing", true, []string{"memo_delete_memo"}, "select no tool"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Select(tc.readOnly, tc.entries)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// The served list is the same prepared bytes on every call.
+func TestSelectListIsPrepared(t *testing.T) {
+	s, err := Select(true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := s.Served(false).ListJSON(), s.Served(false).ListJSON()
+	if &a[0] != &b[0] || !gjson.ValidBytes(a) {
+		t.Error("ListJSON builds the list anew on each call, or builds invalid JSON")
+	}
+}
+
+// builtInListBytes is the tools/list result of Memos v0.30.0's own MCP
+// server as make bench measures it (README, Benchmarks): 83.4 KB.
+const builtInListBytes = 83_400
+
+// The whole list costs a model at most half of what the built-in one does.
+func TestListSize(t *testing.T) {
+	// The result around the array, as the handler serves it.
+	const envelope = len(`{"tools":,"ttlMs":3600000,"cacheScope":"public"}`)
+	if n := len(ListJSON()) + envelope; n*2 > builtInListBytes {
+		t.Errorf("tools/list is %d bytes, more than half of the built-in server's %d", n, builtInListBytes)
+	}
+}
