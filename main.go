@@ -4,6 +4,7 @@
 package main
 
 import (
+	"errors"
 	"log"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/bridge"
@@ -21,6 +22,11 @@ const version = "0.1.0"
 
 func main() {
 	cfg, cfgErr := config.Load(bridge.Getenv, bridge.HasBinding)
+	// The owner's choice of tools (READ_ONLY, TOOLS); a bad entry is a
+	// configuration problem like any other.
+	choice, choiceErr := config.LoadToolChoice(bridge.Getenv)
+	selection, selectErr := registry.Select(choice.ReadOnly, choice.Entries)
+	cfgErr = errors.Join(cfgErr, choiceErr, selectErr)
 	if cfgErr != nil {
 		log.Printf("configuration: %v", cfgErr)
 	}
@@ -28,6 +34,10 @@ func main() {
 		cfg.AllowedHosts = bridge.DefaultHosts()
 	}
 	tools := upstream.New(cfg, bridge.Fetcher{Binding: cfg.MemosService, MaxBytes: cfg.MaxRespBytes})
+	// Until the MCP handler picks the read-only set for a read-only grant,
+	// every caller gets the deployment's full selection.
+	served := selection.Served(false)
+	tools.Serve(served)
 	mcpOpts := mcp.Options{
 		Name: "memos-mcp-edge", Version: version, Tools: tools, AllowedOrigins: cfg.AllowedOrigins,
 		MaxBodyBytes: cfg.MaxBodyBytes, MaxResponseBytes: cfg.MaxRespBytes,
@@ -51,7 +61,7 @@ func main() {
 		MCP:             mcp.NewHandler(mcpOpts),
 		OAuth:           authServer,
 		MemosVersion:    registry.MemosVersion(),
-		ToolCount:       len(registry.All()),
+		ToolCount:       served.Len(),
 		Probe:           tools.Health,
 		StartupMillis:   bridge.StartupMillis,
 		WasmMemoryBytes: bridge.WasmMemoryBytes,

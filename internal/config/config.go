@@ -178,3 +178,25 @@ func list(raw string) []string {
 	}
 	return out
 }
+
+// ToolChoice is the owner's choice of the tools to serve: READ_ONLY and
+// TOOLS. Which tools the entries match is for the registry to say.
+type ToolChoice struct {
+	ReadOnly bool     // READ_ONLY=true: serve only read-only tools
+	Entries  []string // TOOLS: names or prefixes; "-" removes
+}
+
+// LoadToolChoice reads READ_ONLY and TOOLS through getenv.
+func LoadToolChoice(getenv func(string) string) (ToolChoice, error) {
+	c := ToolChoice{Entries: list(getenv("TOOLS"))}
+	raw := strings.TrimSpace(getenv("READ_ONLY"))
+	if raw == "" {
+		return c, nil
+	}
+	readOnly, err := strconv.ParseBool(raw)
+	if err != nil {
+		return c, fmt.Errorf("READ_ONLY %q is not true or false", raw)
+	}
+	c.ReadOnly = readOnly
+	return c, nil
+}

@@ -24,7 +24,9 @@ var errInternal = errors.New("the gateway could not run this tool (see the Worke
 var errNeedsToken = errors.New("this Memos instance is behind Cloudflare Access, which lets the gateway in only with your own Memos access token: send it as Authorization: Bearer <token>")
 
 // send runs req against Memos and turns the outcome into a CallToolResult.
-func (c *Client) send(ctx context.Context, t *registry.Tool, req *web.Request) []byte {
+// learnt returns once the instance's version is known, if it is being
+// learnt beside this call.
+func (c *Client) send(ctx context.Context, t *registry.Tool, req *web.Request, learnt func()) []byte {
 	callCtx := ctx
 	if c.cfg.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -49,6 +51,10 @@ func (c *Client) send(ctx context.Context, t *registry.Tool, req *web.Request) [
 		entry.SetOutcome(accesslog.ToolError)
 		msg, detail := c.refusal(resp)
 		log.Printf("tool %s: %s %s: HTTP %d: %s", t.Name, t.Method, t.Path, resp.Status, detail)
+		if resp.Status == 404 {
+			learnt()
+			msg += c.version.mismatchNote()
+		}
 		return errorResult(msg)
 	}
 	obj, ok := normalize(resp.Body)

@@ -41,6 +41,8 @@ func TestNormalize(t *testing.T) {
 		{"escaped quote before null", `{"a\"":null,"b":"\\","c":null}`, `{"b":"\\"}`},
 		{"numbers kept as written", `{"a":-1.50e+3,"b":0}`, `{"a":-1.50e+3,"b":0}`},
 		{"deep", `{"a":{"b":{"c":[{"d":null,"e":[[{"f":null}]]}]}}}`, `{"a":{"b":{"c":[{"e":[[{}]]}]}}}`},
+		{"fields of a later release pass", `{"name":"attachments/x","mediaMetadata":{"width":4,"exif":{"iso":100}},"motionMedia":null}`,
+			`{"name":"attachments/x","mediaMetadata":{"width":4,"exif":{"iso":100}}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, ok := normalize([]byte(tc.body))

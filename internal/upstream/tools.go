@@ -25,6 +25,7 @@ type Client struct {
 	tools   map[string]*tool
 	version versionCache
 	health  healthCache
+	served  *registry.Set // the tools this deployment serves; nil = every tool
 }
 
 // New returns a Client for cfg, sending requests through doer.
@@ -111,8 +112,26 @@ func isObjectSchema(root, s gjson.Result) bool {
 	return s.Get("type").Str == "object" || s.Get("properties").IsObject()
 }
 
-// ListJSON returns the registry's prepared tools array.
-func (c *Client) ListJSON() []byte { return registry.ListJSON() }
+// Serve limits the client to the tools of set (the deployment's
+// selection): ListJSON lists only them, and Call knows no others.
+func (c *Client) Serve(set *registry.Set) { c.served = set }
+
+// ListJSON returns the prepared tools array of the tools served.
+func (c *Client) ListJSON() []byte {
+	if c.served != nil {
+		return c.served.ListJSON()
+	}
+	return registry.ListJSON()
+}
+
+// hidden reports whether the deployment's selection leaves name out.
+func (c *Client) hidden(name string) bool {
+	if c.served == nil {
+		return false
+	}
+	_, ok := c.served.Lookup(name)
+	return !ok
+}
 
 // Call runs the named tool: it validates the arguments, sends one request
 // to Memos with the caller's Authorization header, and returns the
@@ -120,8 +139,8 @@ func (c *Client) ListJSON() []byte { return registry.ListJSON() }
 // every other failure is a result with isError set.
 func (c *Client) Call(ctx context.Context, name string, args gjson.Result, authorization string) ([]byte, bool) {
 	t, ok := c.tools[name]
-	if !ok {
-		return nil, false
+	if !ok || c.hidden(name) {
+		return nil, false // a hidden tool is answered as an unknown one
 	}
 	entry := accesslog.From(ctx)
 	entry.SetTool(name)
@@ -139,14 +158,16 @@ func (c *Client) Call(ctx context.Context, name string, args gjson.Result, autho
 		entry.SetOutcome(accesslog.ToolError)
 		return errorResult(err.Error()), true
 	}
+	var learning sync.WaitGroup
 	if c.version.stale() {
 		// Learn the instance's version beside this call's own request, and
 		// within it, so that the runtime lets it finish.
-		var learning sync.WaitGroup
 		learning.Go(func() { c.Probe(ctx) }) // Probe notes the version
 		defer learning.Wait()
 	}
-	return c.send(ctx, t.def, req), true
+	// A 404 explains a release mismatch, for which it waits until the
+	// version is learnt.
+	return c.send(ctx, t.def, req, learning.Wait), true
 }
 
 // request validates the arguments and builds the upstream request.

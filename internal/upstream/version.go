@@ -58,3 +58,18 @@ func VersionWarning(instance string) string {
 	return "the instance runs Memos " + got + " but the tools were built for " + want +
 		": rebuild the Worker for that release (see the README, \"Another Memos release\")"
 }
+
+// mismatchNote is what a 404 adds when the instance runs another release
+// than the registry was built for: the route may have moved or gone in
+// that release. "" when the releases agree or the instance's is unknown.
+func (v *versionCache) mismatchNote() string {
+	v.mu.Lock()
+	instance := v.value
+	v.mu.Unlock()
+	if VersionWarning(instance) == "" {
+		return ""
+	}
+	instance = "v" + strings.TrimPrefix(instance, "v")
+	return " (the instance runs Memos " + instance + ", but these tools were built for Memos " + registry.MemosVersion() +
+		", whose routes may differ: rebuild the Worker for " + instance + " as the README's \"Another Memos release\" shows)"
+}
