@@ -2,7 +2,8 @@
 // 127.0.0.1 and prints how to connect an MCP client. With MEMOS_URL set the
 // Worker uses that instance; without it, devstack first starts a local Memos
 // (the pinned release, fresh data folder, first user and token made through
-// its API). Ctrl-C stops everything it started.
+// its API) and prints how to sign in to it. Ctrl-C stops everything it
+// started and exits 0.
 package main
 
 import (
@@ -28,6 +29,7 @@ func main() {
 func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	defer takeTerminal()()
 	root, err := harness.RepoRoot()
 	if err != nil {
 		return err
@@ -42,7 +44,7 @@ func run() error {
 	}
 	defer os.RemoveAll(dir)
 
-	memosURL, token := os.Getenv("MEMOS_URL"), ""
+	memosURL, token, signIn := os.Getenv("MEMOS_URL"), "", ""
 	if memosURL == "" {
 		bin, err := harness.MemosBinary()
 		if err != nil {
@@ -55,10 +57,11 @@ func run() error {
 		}
 		defer memos.Stop()
 		memosURL, token = memos.URL, memos.Token
+		signIn = "username " + memos.Username + ", password " + memos.Password
 	}
 	// Served on loopback: answer only to loopback host names (DNS rebinding).
 	vars := map[string]string{"MEMOS_URL": memosURL, "ALLOWED_HOSTS": "localhost,127.0.0.1,[::1]"}
-	for _, name := range []string{"ALLOWED_ORIGINS", "ALLOWED_HOSTS", "MEMOS_ALLOW_HTTP", "MAX_BODY_BYTES", "MAX_RESPONSE_BYTES", "UPSTREAM_TIMEOUT_MS"} {
+	for _, name := range []string{"ALLOWED_ORIGINS", "ALLOWED_HOSTS", "MEMOS_ALLOW_HTTP", "MAX_BODY_BYTES", "MAX_RESPONSE_BYTES", "UPSTREAM_TIMEOUT_MS", "READ_ONLY", "TOOLS"} {
 		if v := os.Getenv(name); v != "" {
 			vars[name] = v
 		}
@@ -69,16 +72,21 @@ func run() error {
 		return err
 	}
 	defer worker.Stop()
-	printConnection(worker.URL+"/mcp", memosURL, token)
+	printConnection(worker.URL+"/mcp", memosURL, signIn, token)
 	<-ctx.Done()
+	// Stopping on purpose is a success: make dev exits 0, quietly.
 	fmt.Println("\nStopping…")
 	return nil
 }
 
-func printConnection(mcpURL, memosURL, token string) {
+func printConnection(mcpURL, memosURL, signIn, token string) {
 	fmt.Println()
 	fmt.Println("MCP URL:   " + mcpURL)
 	fmt.Println("Memos:     " + memosURL)
+	if signIn != "" {
+		// Open Memos in a browser to see what the agent did.
+		fmt.Println("Sign in:   " + signIn)
+	}
 	shown := token
 	if token == "" {
 		shown = "<a personal access token of your Memos user>"

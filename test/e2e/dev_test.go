@@ -4,14 +4,19 @@ package e2e
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -22,22 +27,36 @@ import (
 // devstack is a running `make dev` program and what it printed.
 type devstack struct {
 	cmd   *exec.Cmd
-	lines map[string]string // "MCP URL", "Memos", "Token"
+	keys  io.WriteCloser    // the terminal's keyboard, under make
+	lines map[string]string // "MCP URL", "Memos", "Sign in", "Token"
+	mu    sync.Mutex
 	out   strings.Builder
+	done  chan struct{} // closed when the output has ended
 }
 
-// startDev builds and runs the program behind `make dev` and waits until it
-// prints its connection details.
-func startDev(t *testing.T, env ...string) *devstack {
+// startDev runs `make dev` itself in a terminal when viaMake is set (a
+// pseudo-terminal that util-linux script provides, so that Ctrl-C is a key
+// as a user types it), else the program behind it, built here. It waits
+// until the connection details are printed.
+func startDev(t *testing.T, viaMake bool, env ...string) *devstack {
 	t.Helper()
-	bin := buildProgram(t, "./test/devstack")
 	port, err := harness.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &devstack{cmd: exec.Command(bin), lines: map[string]string{}}
+	d := &devstack{lines: map[string]string{}, done: make(chan struct{})}
+	if viaMake {
+		// -e: script exits with make's status.
+		d.cmd = exec.Command("script", "-qefc", "make --no-print-directory dev", "/dev/null")
+		if d.keys, err = d.cmd.StdinPipe(); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		d.cmd = exec.Command(buildProgram(t, "./test/devstack"))
+	}
 	d.cmd.Dir = root
 	d.cmd.Env = append(os.Environ(), append(env, "PORT="+strconv.Itoa(port))...)
+	d.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stdout, err := d.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -46,16 +65,19 @@ func startDev(t *testing.T, env ...string) *devstack {
 	if err := d.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { d.cmd.Process.Kill(); d.cmd.Wait() })
+	t.Cleanup(func() { syscall.Kill(-d.cmd.Process.Pid, syscall.SIGKILL); d.cmd.Wait() })
 	ready := make(chan struct{})
 	go func() {
+		defer close(d.done)
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
-			line := sc.Text()
+			line := strings.TrimSuffix(sc.Text(), "\r") // a terminal ends lines with \r\n
+			d.mu.Lock()
 			d.out.WriteString(line + "\n")
-			if k, v, ok := strings.Cut(line, ":"); ok && (k == "MCP URL" || k == "Memos" || k == "Token") {
+			if k, v, ok := strings.Cut(line, ":"); ok && (k == "MCP URL" || k == "Memos" || k == "Sign in" || k == "Token") {
 				d.lines[k] = strings.TrimSpace(v)
 			}
+			d.mu.Unlock()
 			if strings.HasPrefix(line, "Press Ctrl-C") {
 				close(ready)
 			}
@@ -64,26 +86,42 @@ func startDev(t *testing.T, env ...string) *devstack {
 	}()
 	select {
 	case <-ready:
-	case <-time.After(3 * time.Minute):
-		t.Fatalf("make dev printed no connection details in time:\n%s", d.out.String())
+	case <-time.After(5 * time.Minute):
+		t.Fatalf("make dev printed no connection details in time:\n%s", d.output())
 	}
 	return d
 }
 
-// stop interrupts the program as Ctrl-C does and checks that what it started
-// is gone.
+// output is what the program has printed so far.
+func (d *devstack) output() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.out.String()
+}
+
+// stop presses Ctrl-C (or sends its signal to the program run without a
+// terminal), checks that make dev exits 0 without complaint, and that what
+// it started is gone.
 func (d *devstack) stop(t *testing.T, ports ...string) {
 	t.Helper()
-	d.cmd.Process.Signal(syscall.SIGINT)
+	if d.keys != nil {
+		d.keys.Write([]byte{0x03}) // Ctrl-C
+	} else {
+		syscall.Kill(-d.cmd.Process.Pid, syscall.SIGINT)
+	}
 	done := make(chan error, 1)
-	go func() { done <- d.cmd.Wait() }()
+	go func() { <-d.done; done <- d.cmd.Wait() }()
 	select {
 	case err := <-done:
 		if err != nil {
-			t.Errorf("make dev exited with %v:\n%s", err, d.out.String())
+			t.Errorf("make dev exited with %v:\n%s", err, d.output())
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatalf("make dev did not stop on Ctrl-C")
+	}
+	_, after, _ := strings.Cut(d.output(), "Stopping…")
+	if strings.TrimSpace(after) != "" { // make's "*** [Makefile:…: dev] Error 1", for one
+		t.Errorf("make dev printed more after Ctrl-C than that it stops:%s", after)
 	}
 	for _, hostport := range ports {
 		if c, err := net.DialTimeout("tcp", hostport, time.Second); err == nil {
@@ -93,17 +131,34 @@ func (d *devstack) stop(t *testing.T, ports ...string) {
 	}
 }
 
+// make dev as a newcomer runs it: through make, with its own Memos, whose
+// sign-in it prints, and stopped with Ctrl-C.
 func TestMakeDevStartsLocalMemos(t *testing.T) {
-	d := startDev(t, "MEMOS_URL=")
+	d := startDev(t, true, "MEMOS_URL=")
+	out := d.output()
 	mcpURL, token := d.lines["MCP URL"], d.lines["Token"]
 	if !strings.HasPrefix(mcpURL, "http://127.0.0.1:") || !strings.HasPrefix(token, "memos_pat_") {
-		t.Fatalf("printed MCP URL %q, token %q; output:\n%s", mcpURL, token, d.out.String())
+		t.Fatalf("printed MCP URL %q, token %q; output:\n%s", mcpURL, token, out)
 	}
-	if !strings.Contains(d.out.String(), "export MCP_URL="+mcpURL+" TOKEN="+token+"\n") {
-		t.Errorf("no shell exports for the README's session:\n%s", d.out.String())
+	if !strings.Contains(out, "export MCP_URL="+mcpURL+" TOKEN="+token+"\n") {
+		t.Errorf("no shell exports for the README's session:\n%s", out)
 	}
-	if !strings.Contains(d.out.String(), `"Authorization": "Bearer `+token+`"`) {
-		t.Errorf("the client configuration lacks the token:\n%s", d.out.String())
+	if !strings.Contains(out, `"Authorization": "Bearer `+token+`"`) {
+		t.Errorf("the client configuration lacks the token:\n%s", out)
+	}
+	// The printed sign-in opens the printed Memos.
+	var username, password string
+	if _, err := fmt.Sscanf(d.lines["Sign in"], "username %s password %s", &username, &password); err != nil {
+		t.Fatalf("no sign-in line (%v):\n%s", err, out)
+	}
+	creds, _ := json.Marshal(map[string]any{"passwordCredentials": map[string]string{"username": strings.TrimSuffix(username, ","), "password": password}})
+	resp, err := http.Post(d.lines["Memos"]+"/api/v1/auth/signin", "application/json", bytes.NewReader(creds))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("signing in to %s with the printed username and password: %s", d.lines["Memos"], resp.Status)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -118,12 +173,12 @@ func TestMakeDevStartsLocalMemos(t *testing.T) {
 }
 
 func TestMakeDevUsesMemosURL(t *testing.T) {
-	d := startDev(t, "MEMOS_URL="+memos.URL)
+	d := startDev(t, false, "MEMOS_URL="+memos.URL)
 	if got := d.lines["Memos"]; got != memos.URL {
 		t.Errorf("make dev reports Memos at %q, want the given %q", got, memos.URL)
 	}
-	if strings.Contains(d.out.String(), "Starting a local Memos") || strings.HasPrefix(d.lines["Token"], "memos_pat_") {
-		t.Errorf("make dev started its own Memos although MEMOS_URL was set:\n%s", d.out.String())
+	if out := d.output(); strings.Contains(out, "Starting a local Memos") || strings.HasPrefix(d.lines["Token"], "memos_pat_") || d.lines["Sign in"] != "" {
+		t.Errorf("make dev started its own Memos although MEMOS_URL was set:\n%s", out)
 	}
 	mcpURL := d.lines["MCP URL"]
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
