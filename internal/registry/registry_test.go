@@ -298,3 +298,27 @@ func TestLookup(t *testing.T) {
 		t.Errorf("tools are not in name order: %v", names)
 	}
 }
+
+// Descriptions served in input schemas, parameters included, carry no
+// protobuf field labels: the required lists say what they said.
+func TestNoFieldLabels(t *testing.T) {
+	for _, tool := range All() {
+		var walk func(path string, s gjson.Result)
+		walk = func(path string, s gjson.Result) {
+			s.ForEach(func(k, v gjson.Result) bool {
+				if k.Str == "description" && v.Type == gjson.String {
+					for _, label := range []string{"Optional.", "Required.", "Input only.", "Output only."} {
+						if strings.HasPrefix(v.Str, label) {
+							t.Errorf("%s %s: description starts with %q", tool.Name, path, label)
+						}
+					}
+				}
+				if v.IsObject() || v.IsArray() {
+					walk(path+"."+k.String(), v)
+				}
+				return true
+			})
+		}
+		walk("inputSchema", gjson.Parse(tool.InputSchema))
+	}
+}
