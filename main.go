@@ -34,13 +34,14 @@ func main() {
 		cfg.AllowedHosts = bridge.DefaultHosts()
 	}
 	tools := upstream.New(cfg, bridge.Fetcher{Binding: cfg.MemosService, MaxBytes: cfg.MaxRespBytes})
-	// Until the MCP handler picks the read-only set for a read-only grant,
-	// every caller gets the deployment's full selection.
+	// The deployment's selection for every caller; a read-only grant gets
+	// its read-only part (the stricter of the two wins).
 	served := selection.Served(false)
 	tools.Serve(served)
 	mcpOpts := mcp.Options{
 		Name: "memos-mcp-edge", Version: version, Tools: tools, AllowedOrigins: cfg.AllowedOrigins,
 		MaxBodyBytes: cfg.MaxBodyBytes, MaxResponseBytes: cfg.MaxRespBytes,
+		ReadOnlyTools: tools.Within(selection.Served(true)),
 	}
 	var authServer server.Router
 	if cfg.OAuthSecret != "" {
@@ -53,7 +54,7 @@ func main() {
 			Instance: tools.InstanceName(), AcceptMemosTokens: cfg.OAuthAcceptMemosTokens,
 			AllowLoopbackClients: cfg.OAuthAllowLoopbackClients,
 		})
-		authServer, mcpOpts.Authorize = o, o.Authorize
+		authServer, mcpOpts.Authorize, mcpOpts.ScopeChallenge = o, o.Authorize, o.ScopeChallenge
 	}
 	h := server.New(server.Options{
 		Config:          cfg,

@@ -53,6 +53,11 @@ type Options struct {
 	// read-only, or refuses the request (a 401 that starts authorization).
 	// When nil the caller's Authorization goes to Memos as it is.
 	Authorize func(req *web.Request) (authorization string, readOnly bool, refusal *web.Response)
+	// ReadOnlyTools is what a read-only grant is served: a subset of Tools.
+	ReadOnlyTools Tools
+	// ScopeChallenge is the WWW-Authenticate value of the 403 a read-only
+	// grant gets for a tool of Tools that ReadOnlyTools lacks.
+	ScopeChallenge func(req *web.Request) string
 }
 
 // Tools is the tool surface the handler serves.
@@ -69,9 +74,32 @@ type Tools interface {
 type Handler struct {
 	opts Options
 	// Results that never change, prepared once.
-	serverInfo             []byte
-	listOnce               sync.Once
-	legacyList, modernList []byte
+	serverInfo     []byte
+	full, readOnly toolLists
+	fullNames      func() map[string]bool // the names Tools serves
+}
+
+// toolLists are the tools/list results of one tool set, prepared once.
+type toolLists struct {
+	once           sync.Once
+	legacy, modern []byte
+}
+
+// grant is what a request's credentials allow, and what its answer must
+// say about them.
+type grant struct {
+	readOnly     bool
+	insufficient bool // a tool call needed more than the grant allows
+}
+
+type grantKey struct{}
+
+// grantOf returns the grant of the request ctx belongs to.
+func grantOf(ctx context.Context) *grant {
+	if g, ok := ctx.Value(grantKey{}).(*grant); ok {
+		return g
+	}
+	return &grant{}
 }
 
 // NewHandler returns a Handler for opts.
@@ -82,6 +110,13 @@ func NewHandler(opts Options) *Handler {
 	info = append(info, `,"version":`...)
 	info = gjson.AppendJSONString(info, opts.Version)
 	h.serverInfo = append(info, '}')
+	h.fullNames = sync.OnceValue(func() map[string]bool {
+		names := map[string]bool{}
+		for _, n := range gjson.GetBytes(opts.Tools.ListJSON(), "#.name").Array() {
+			names[n.Str] = true
+		}
+		return names
+	})
 	return h
 }
 
@@ -111,8 +146,10 @@ func (h *Handler) Serve(ctx context.Context, req *web.Request) *web.Response {
 		header["allow"] = "POST"
 		return refuse(405, header, "method not allowed: the MCP endpoint takes POST only (no SSE stream, no sessions)")
 	}
+	g := &grant{}
+	ctx = context.WithValue(ctx, grantKey{}, g)
 	if h.opts.Authorize != nil {
-		authorization, _, refusal := h.opts.Authorize(req)
+		authorization, readOnly, refusal := h.opts.Authorize(req)
 		if refusal != nil {
 			accesslog.From(ctx).SetOutcome(accesslog.Refused)
 			for k, v := range header {
@@ -121,6 +158,7 @@ func (h *Handler) Serve(ctx context.Context, req *web.Request) *web.Response {
 			return refusal
 		}
 		req = withAuthorization(req, authorization)
+		g.readOnly = readOnly && h.opts.ReadOnlyTools != nil
 	}
 	if refusal := h.checkBody(req, header); refusal != nil {
 		return refusal
@@ -139,6 +177,9 @@ func (h *Handler) Serve(ctx context.Context, req *web.Request) *web.Response {
 	if r.body == nil {
 		accesslog.From(ctx).SetOutcome(accesslog.Notification)
 		return &web.Response{Status: 202, Header: header}
+	}
+	if g.insufficient && !body.IsArray() && h.opts.ScopeChallenge != nil {
+		header["www-authenticate"] = h.opts.ScopeChallenge(req)
 	}
 	return jsonResponse(r.status, header, r.body)
 }

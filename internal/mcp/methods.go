@@ -20,7 +20,7 @@ func (h *Handler) dispatch(ctx context.Context, c *call) reply {
 	}
 	switch {
 	case m == "tools/list":
-		return h.ok(c, h.toolsList(c.modern))
+		return h.ok(c, h.toolsList(ctx, c.modern))
 	case m == "tools/call":
 		return h.toolsCall(ctx, c)
 	case m == "server/discover" && c.modern:
@@ -70,22 +70,26 @@ func (h *Handler) discoverResult() []byte {
 	return []byte(`{"supportedVersions":` + supportedJSON + `,"capabilities":{"tools":{}},"ttlMs":` + listTTLMillis + `,"cacheScope":"public"}`)
 }
 
-// toolsList returns the tools/list result, built once per era from the
-// registry's prepared bytes.
-func (h *Handler) toolsList(modern bool) []byte {
-	h.listOnce.Do(func() {
-		tools := h.opts.Tools.ListJSON()
-		b := make([]byte, 0, len(tools)+64)
+// toolsList returns the tools/list result of the tools the request's grant
+// is served, built once per era and set from the prepared bytes.
+func (h *Handler) toolsList(ctx context.Context, modern bool) []byte {
+	tools, lists := h.opts.Tools, &h.full
+	if grantOf(ctx).readOnly {
+		tools, lists = h.opts.ReadOnlyTools, &h.readOnly
+	}
+	lists.once.Do(func() {
+		list := tools.ListJSON()
+		b := make([]byte, 0, len(list)+64)
 		b = append(b, `{"tools":`...)
-		b = append(b, tools...)
+		b = append(b, list...)
 		b = append(b, `,"ttlMs":`+listTTLMillis+`,"cacheScope":"public"}`...)
-		h.legacyList = b
-		h.modernList = h.modernResult(b)
+		lists.legacy = b
+		lists.modern = h.modernResult(b)
 	})
 	if modern {
-		return h.modernList
+		return lists.modern
 	}
-	return h.legacyList
+	return lists.legacy
 }
 
 // toolsCall runs a tool. An unknown tool is a protocol error; everything
@@ -96,7 +100,16 @@ func (h *Handler) toolsCall(ctx context.Context, c *call) reply {
 		return h.fail(c, h.paramsStatus(c), &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: `invalid params: "name" must be a string`})
 	}
 	args := c.msg.Params.Get("arguments")
-	result, ok := h.opts.Tools.Call(ctx, name.Str, args, c.req.Header.Get("authorization"))
+	g, tools := grantOf(ctx), h.opts.Tools
+	if g.readOnly {
+		tools = h.opts.ReadOnlyTools
+	}
+	result, ok := tools.Call(ctx, name.Str, args, c.req.Header.Get("authorization"))
+	if !ok && g.readOnly && h.fullNames()[name.Str] {
+		g.insufficient = true
+		return h.fail(c, 403, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+			Message: "insufficient scope: " + quote(name.Str) + " changes memos, which this read-only grant does not allow; connect again with read and write access"})
+	}
 	if !ok {
 		return h.fail(c, h.paramsStatus(c), &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "unknown tool: " + quote(name.Str)})
 	}

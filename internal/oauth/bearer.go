@@ -39,6 +39,12 @@ func (s *Server) Authorize(req *web.Request) (authorization string, readOnly boo
 	return "Bearer " + r.Token, !hasScope(r.Scope, ScopeWrite), nil
 }
 
+// ScopeChallenge is the WWW-Authenticate value of the 403 a read-only grant
+// gets for a tool that writes: it names every scope the call needs.
+func (s *Server) ScopeChallenge(req *web.Request) string {
+	return challenge(req, "insufficient_scope", "this tool needs the "+ScopeWrite+" scope")
+}
+
 // unauthorized is a 401 at /mcp with the challenge of RFC 9728.
 // Without a token the challenge names no error (RFC 6750 section 3.1).
 func unauthorized(req *web.Request, code, description string) *web.Response {

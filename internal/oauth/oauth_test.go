@@ -549,7 +549,6 @@ func TestSpentSetBounded(t *testing.T) {
 	}
 }
 
-
 // BenchmarkAuthorize is what opening an access token adds to an /mcp
 // request natively.
 func BenchmarkAuthorize(b *testing.B) {

@@ -124,6 +124,28 @@ func (c *Client) ListJSON() []byte {
 	return registry.ListJSON()
 }
 
+// View is the client limited to a set of tools (a read-only grant's): it
+// lists only them and knows no others.
+type View struct {
+	c   *Client
+	set *registry.Set
+}
+
+// Within returns the client limited to set, which should be part of the
+// tools it serves.
+func (c *Client) Within(set *registry.Set) *View { return &View{c: c, set: set} }
+
+// ListJSON returns the view's prepared tools array.
+func (v *View) ListJSON() []byte { return v.set.ListJSON() }
+
+// Call runs the named tool when the view holds it; ok is false otherwise.
+func (v *View) Call(ctx context.Context, name string, args gjson.Result, authorization string) ([]byte, bool) {
+	if _, ok := v.set.Lookup(name); !ok {
+		return nil, false
+	}
+	return v.c.Call(ctx, name, args, authorization)
+}
+
 // hidden reports whether the deployment's selection leaves name out.
 func (c *Client) hidden(name string) bool {
 	if c.served == nil {

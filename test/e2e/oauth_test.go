@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
 	"github.com/memos-mcp-edge/memos-mcp-edge/test/harness"
 )
 
@@ -64,6 +65,26 @@ func TestTSSDKOAuth(t *testing.T) {
 			}
 		})
 	}
+	// A read-only grant lists the read-only tools and is refused a write,
+	// with 403 insufficient_scope.
+	t.Run("read only", func(t *testing.T) {
+		readOnly, err := registry.Select(true, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		run := runNode(t, ctx, root, []string{
+			"MCP_URL=" + gw.URL + "/mcp", "MODE=dcr", "ACCESS=read",
+			"MEMOS_USERNAME=" + memos.Username, "MEMOS_PASSWORD=" + memos.Password,
+			"EXPECT_TOOLS=" + strconv.Itoa(readOnly.Served(false).Len()),
+		}, "test/clients/ts-oauth.mjs")
+		out := string(run.stdout)
+		t.Logf("ts-oauth.mjs output:\n%s%s", out, run.stderr)
+		if run.code != 0 || !strings.Contains(out, "ok   write refused") || !strings.Contains(out, "insufficient_scope") && !strings.Contains(out, "403") {
+			t.Fatalf("ts-oauth.mjs exited with %d", run.code)
+		}
+	})
 }
 
 // consentRequest matches the sealed request the consent form carries back.

@@ -1,0 +1,61 @@
+package mcp
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
+)
+
+// readOnlyTools serves no tool: what a read-only grant gets of fakeTools,
+// whose only tool, echo, stands for a tool that writes.
+type readOnlyTools struct{}
+
+func (readOnlyTools) ListJSON() []byte { return []byte(`[]`) }
+func (readOnlyTools) Call(context.Context, string, gjson.Result, string) ([]byte, bool) {
+	return nil, false
+}
+
+// A read-only grant lists the read-only tools only, and a call to a tool
+// that writes is refused with 403 and the insufficient_scope challenge; in
+// a batch the message gets the error without the challenge.
+func TestReadOnlyGrant(t *testing.T) {
+	h := NewHandler(Options{
+		Name: "test-server", Version: "1", MaxBodyBytes: 4096, MaxResponseBytes: 4096, Tools: fakeTools{}, ReadOnlyTools: readOnlyTools{},
+		Authorize: func(req *web.Request) (string, bool, *web.Response) {
+			return "Bearer memos", req.Header.Get("authorization") == "Bearer read-only", nil
+		},
+		ScopeChallenge: func(*web.Request) string { return `Bearer error="insufficient_scope", scope="memos:read memos:write"` },
+	})
+	post := func(auth, body string) *web.Response {
+		return h.Serve(context.Background(), &web.Request{Method: "POST", URL: "http://127.0.0.1:8787/mcp", Body: []byte(body),
+			Header: web.Header{"content-type": "application/json", "authorization": auth, "mcp-protocol-version": "2025-03-26"}})
+	}
+	const list = `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	const call = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{}}}`
+	const unknown = `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"nope"}}`
+	for _, tc := range []struct {
+		name, auth, body string
+		status           int
+		answer           string // a part of the body
+		challenge        bool
+	}{
+		{name: "full grant lists", auth: "Bearer full", body: list, status: 200, answer: `"name":"echo"`},
+		{name: "read-only grant lists", auth: "Bearer read-only", body: list, status: 200, answer: `{"tools":[]`},
+		{name: "full grant calls", auth: "Bearer full", body: call, status: 200, answer: `"structuredContent"`},
+		{name: "read-only grant calls a write tool", auth: "Bearer read-only", body: call, status: 403, answer: "insufficient scope", challenge: true},
+		{name: "read-only grant calls an unknown tool", auth: "Bearer read-only", body: unknown, status: 200, answer: `unknown tool: \"nope\"`},
+		{name: "in a batch", auth: "Bearer read-only", body: "[" + call + "]", status: 200, answer: "insufficient scope"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := post(tc.auth, tc.body)
+			got := resp.Header.Get("www-authenticate")
+			if resp.Status != tc.status || !strings.Contains(string(resp.Body), tc.answer) || (got != "") != tc.challenge {
+				t.Errorf("%d %s, challenge %q", resp.Status, resp.Body, got)
+			}
+		})
+	}
+}
