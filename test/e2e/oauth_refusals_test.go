@@ -11,6 +11,9 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/seal"
 )
 
 // oauthClient is a public client registered with a gateway, with one PKCE
@@ -81,8 +84,8 @@ func mcpStatus(t *testing.T, base, bearer string) (int, string) {
 // Against the Worker and the real Memos, each way a grant can be wrong is
 // refused with its OAuth error: a wrong PKCE verifier, a foreign resource, a
 // tampered code, a code or token sealed under another secret, a tampered
-// access token, an unregistered redirect URI, and a Memos token deleted in
-// Memos (the refresh fails).
+// access token, an expired code and access token, an unregistered redirect
+// URI, and a Memos token deleted in Memos (the refresh fails).
 func TestOAuthRefusals(t *testing.T) {
 	gw := startOAuthGateway(t, nil)
 	other := startOAuthGateway(t, map[string]string{"OAUTH_SECRET": "another-e2e-secret-another-e2e-secret-0002"})
@@ -122,6 +125,21 @@ func TestOAuthRefusals(t *testing.T) {
 	}
 	if status, _ := mcpStatus(t, gw.URL, access); status != 200 {
 		t.Errorf("the right access token: %d", status)
+	}
+
+	// Expired ones: sealed under the gateway's own secret, with an expiry
+	// in the past (what its records hold past the expiry does not matter:
+	// it is checked first).
+	keys, err := seal.New(oauthSecret, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	past := time.Now().Add(-time.Minute)
+	if status, challenge := mcpStatus(t, gw.URL, "mme-at-"+keys.Seal("access", []byte(`{}`), past)); status != 401 || !strings.Contains(challenge, "expired") {
+		t.Errorf("an expired access token: %d %q", status, challenge)
+	}
+	if status, out := c.token(url.Values{"grant_type": {"authorization_code"}, "code": {"mme-code-" + keys.Seal("code", []byte(`{}`), past)}, "code_verifier": {c.verifier}}); status != 400 || out["error"] != "invalid_grant" {
+		t.Errorf("an expired code: %d %v", status, out)
 	}
 
 	// An unregistered redirect URI is shown to the person, never followed.
