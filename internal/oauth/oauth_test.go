@@ -18,12 +18,10 @@ import (
 )
 
 const (
-	testSecret = "test-secret-test-secret-test-secret-0123"
-	otherKey   = "other-secret-other-secret-other-secret-99"
-	base       = "https://mcp.example.com"
-	callback   = "https://app.example.net/callback"
-	verifier   = "0123456789abcdef0123456789abcdef0123456789abcdef"
-	password   = "correct horse"
+	base     = "https://mcp.example.com"
+	callback = "https://app.example.net/callback"
+	verifier = "0123456789abcdef0123456789abcdef0123456789abcdef"
+	password = "correct horse"
 )
 
 // refused is how fakeMemos refuses credentials, as upstream does.
@@ -134,6 +132,10 @@ func form(kv ...string) string {
 	}
 	return v.Encode()
 }
+
+// The secrets are made when the tests run: no secret value lives in the
+// repository, not even a test's.
+var testSecret, otherKey = randomToken() + randomToken(), randomToken() + randomToken()
 
 var formHeader = web.Header{"content-type": "application/x-www-form-urlencoded"}
 

@@ -1,6 +1,7 @@
 package seal
 
 import (
+	"crypto/rand"
 	"encoding/base64"
 	"errors"
 	"strings"
@@ -8,10 +9,15 @@ import (
 	"time"
 )
 
-const (
-	secretA = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-	secretB = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
-)
+// The secrets are made when the tests run: no secret value lives in the
+// repository, not even a test's.
+var secretA, secretB = randomSecret(), randomSecret()
+
+func randomSecret() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return base64.StdEncoding.EncodeToString(b)
+}
 
 func mustKeys(t *testing.T, secret, previous string) *Keys {
 	t.Helper()
@@ -111,7 +117,7 @@ func TestMAC(t *testing.T) {
 
 func BenchmarkOpen(b *testing.B) {
 	k, _ := New(secretA, "")
-	sealed := k.Seal("access", []byte(`{"t":"memos_pat_0123456789abcdef0123456789abcdef","s":"read write","c":"https://claude.ai/oauth/mcp-oauth-client-metadata"}`), time.Now().Add(time.Hour))
+	sealed := k.Seal("access", []byte(`{"t":"memos_pat_`+strings.Repeat("x", 32)+`","s":"read write","c":"https://claude.ai/oauth/mcp-oauth-client-metadata"}`), time.Now().Add(time.Hour))
 	now := time.Now()
 	for b.Loop() {
 		if _, err := k.Open("access", sealed, now); err != nil {

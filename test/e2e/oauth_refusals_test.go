@@ -88,7 +88,7 @@ func mcpStatus(t *testing.T, base, bearer string) (int, string) {
 // URI, and a Memos token deleted in Memos (the refresh fails).
 func TestOAuthRefusals(t *testing.T) {
 	gw := startOAuthGateway(t, nil)
-	other := startOAuthGateway(t, map[string]string{"OAUTH_SECRET": "another-e2e-secret-another-e2e-secret-0002"})
+	other := startOAuthGateway(t, map[string]string{"OAUTH_SECRET": randomSecret()})
 	c := registerOAuthClient(t, gw.URL)
 
 	code := c.code("write")

@@ -6,6 +6,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"html"
 	"io"
@@ -24,8 +26,15 @@ import (
 	"github.com/memos-mcp-edge/memos-mcp-edge/test/harness"
 )
 
-// oauthSecret is the OAUTH_SECRET of the gateways these tests start.
-const oauthSecret = "e2e-oauth-secret-e2e-oauth-secret-e2e-0001"
+// oauthSecret is the OAUTH_SECRET of the gateways these tests start, made
+// when they run (no secret value lives in the repository).
+var oauthSecret = randomSecret()
+
+func randomSecret() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return base64.StdEncoding.EncodeToString(b)
+}
 
 // startOAuthGateway runs a gateway that is its own authorization server.
 func startOAuthGateway(t *testing.T, vars map[string]string) *harness.Worker {
