@@ -37,9 +37,8 @@ func main() {
 	// The deployment's selection for every caller; a read-only grant gets
 	// its read-only part (the stricter of the two wins).
 	served := selection.Served(false)
-	tools.Serve(served)
 	mcpOpts := mcp.Options{
-		Name: "memos-mcp-edge", Version: version, Tools: tools, AllowedOrigins: cfg.AllowedOrigins,
+		Name: "memos-mcp-edge", Version: version, Tools: tools.Within(served), AllowedOrigins: cfg.AllowedOrigins,
 		MaxBodyBytes: cfg.MaxBodyBytes, MaxResponseBytes: cfg.MaxRespBytes,
 		ReadOnlyTools: tools.Within(selection.Served(true)),
 	}

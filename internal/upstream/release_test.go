@@ -59,8 +59,7 @@ func TestServeSelection(t *testing.T) {
 		t.Fatal(err)
 	}
 	doer := &fakeDoer{}
-	c := New(testConfig(), doer)
-	c.Serve(sel.Served(false))
+	c := New(testConfig(), doer).Within(sel.Served(false))
 	if got, want := string(c.ListJSON()), string(sel.Served(false).ListJSON()); got != want {
 		t.Errorf("ListJSON is not the selection's list")
 	}

@@ -25,7 +25,6 @@ type Client struct {
 	tools   map[string]*tool
 	version versionCache
 	health  healthCache
-	served  *registry.Set // the tools this deployment serves; nil = every tool
 }
 
 // New returns a Client for cfg, sending requests through doer.
@@ -112,27 +111,18 @@ func isObjectSchema(root, s gjson.Result) bool {
 	return s.Get("type").Str == "object" || s.Get("properties").IsObject()
 }
 
-// Serve limits the client to the tools of set (the deployment's
-// selection): ListJSON lists only them, and Call knows no others.
-func (c *Client) Serve(set *registry.Set) { c.served = set }
+// ListJSON returns the prepared tools array of every tool.
+func (c *Client) ListJSON() []byte { return registry.ListJSON() }
 
-// ListJSON returns the prepared tools array of the tools served.
-func (c *Client) ListJSON() []byte {
-	if c.served != nil {
-		return c.served.ListJSON()
-	}
-	return registry.ListJSON()
-}
-
-// View is the client limited to a set of tools (a read-only grant's): it
-// lists only them and knows no others.
+// View is the client limited to a set of tools (the deployment's
+// selection, or its read-only part for a read-only grant): it lists only
+// them and answers a call to any other as to an unknown tool.
 type View struct {
 	c   *Client
 	set *registry.Set
 }
 
-// Within returns the client limited to set, which should be part of the
-// tools it serves.
+// Within returns the client limited to set.
 func (c *Client) Within(set *registry.Set) *View { return &View{c: c, set: set} }
 
 // ListJSON returns the view's prepared tools array.
@@ -146,23 +136,14 @@ func (v *View) Call(ctx context.Context, name string, args gjson.Result, authori
 	return v.c.Call(ctx, name, args, authorization)
 }
 
-// hidden reports whether the deployment's selection leaves name out.
-func (c *Client) hidden(name string) bool {
-	if c.served == nil {
-		return false
-	}
-	_, ok := c.served.Lookup(name)
-	return !ok
-}
-
 // Call runs the named tool: it validates the arguments, sends one request
 // to Memos with the caller's Authorization header, and returns the
 // CallToolResult as JSON. ok is false only when no tool has that name;
 // every other failure is a result with isError set.
 func (c *Client) Call(ctx context.Context, name string, args gjson.Result, authorization string) ([]byte, bool) {
 	t, ok := c.tools[name]
-	if !ok || c.hidden(name) {
-		return nil, false // a hidden tool is answered as an unknown one
+	if !ok {
+		return nil, false
 	}
 	entry := accesslog.From(ctx)
 	entry.SetTool(name)
