@@ -158,15 +158,20 @@ func (s *Server) memosToken(ctx context.Context, form url.Values, clientName str
 }
 
 // memosProblem says what went wrong with Memos, for the person: refused
-// credentials as refused (the error has a Refused method that says so),
-// anything else as the instance's problem.
+// credentials as refused, anything else as the instance's problem.
 func memosProblem(err error, refused string) string {
-	var r interface{ Refused() bool }
-	if errors.As(err, &r) && r.Refused() {
+	if refusedByMemos(err) {
 		return refused
 	}
 	log.Printf("consent: %v", err)
 	return "Memos could not be reached to check this: " + err.Error()
+}
+
+// refusedByMemos reports whether Memos refused the credentials behind err:
+// Memos implementations mark such errors with a Refused method.
+func refusedByMemos(err error) bool {
+	var r interface{ Refused() bool }
+	return errors.As(err, &r) && r.Refused()
 }
 
 // redirectTo sends the browser back to the client with params.

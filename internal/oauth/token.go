@@ -24,9 +24,9 @@ func (s *Server) token(ctx context.Context, req *web.Request) *web.Response {
 	var resp *web.Response
 	switch form.Get("grant_type") {
 	case "authorization_code":
-		resp = s.exchangeCode(req, c, form)
+		resp = s.exchangeCode(c, form)
 	case "refresh_token":
-		resp = s.refresh(ctx, req, c, form)
+		resp = s.refresh(ctx, c, form)
 	default:
 		resp = oauthError(400, "unsupported_grant_type", "grant_type must be authorization_code or refresh_token")
 	}
@@ -35,20 +35,16 @@ func (s *Server) token(ctx context.Context, req *web.Request) *web.Response {
 
 // exchangeCode turns a code into tokens, once per isolate, for the client
 // it was issued to, with the verifier of its challenge.
-func (s *Server) exchangeCode(req *web.Request, c client, form url.Values) *web.Response {
+func (s *Server) exchangeCode(c client, form url.Values) *web.Response {
 	code := form.Get("code")
-	r, err := s.open(purposeCode, codePrefix, code)
+	r, refusal := s.openGrant(purposeCode, codePrefix, "code", code, c, form)
 	switch {
-	case err != nil:
-		return oauthError(400, "invalid_grant", "the code is not valid or has expired")
-	case r.Client != clientRef(c.ID):
-		return oauthError(400, "invalid_grant", "the code was issued to another client")
+	case refusal != nil:
+		return refusal
 	case form.Get("redirect_uri") != "" && form.Get("redirect_uri") != r.Redirect:
 		return oauthError(400, "invalid_grant", "redirect_uri differs from the authorization request's")
 	case !verifierMatches(form.Get("code_verifier"), r.Challenge):
 		return oauthError(400, "invalid_grant", "code_verifier does not match the code challenge")
-	case form.Get("resource") != "" && form.Get("resource") != r.Resource:
-		return oauthError(400, "invalid_target", "this server grants access to "+r.Resource+" only")
 	case !s.spent.spend(code, s.opts.Now().Add(codeTTL), s.opts.Now()):
 		return oauthError(400, "invalid_grant", "the code was used already")
 	}
@@ -57,16 +53,11 @@ func (s *Server) exchangeCode(req *web.Request, c client, form url.Values) *web.
 
 // refresh issues new tokens for a refresh token, after checking that the
 // Memos token inside still works: deleting it in Memos ends the grant.
-func (s *Server) refresh(ctx context.Context, req *web.Request, c client, form url.Values) *web.Response {
+func (s *Server) refresh(ctx context.Context, c client, form url.Values) *web.Response {
 	old := form.Get("refresh_token")
-	r, err := s.open(purposeRefresh, refreshPrefix, old)
-	switch {
-	case err != nil:
-		return oauthError(400, "invalid_grant", "the refresh token is not valid or has expired")
-	case r.Client != clientRef(c.ID):
-		return oauthError(400, "invalid_grant", "the refresh token was issued to another client")
-	case form.Get("resource") != "" && form.Get("resource") != r.Resource:
-		return oauthError(400, "invalid_target", "this server grants access to "+r.Resource+" only")
+	r, refusal := s.openGrant(purposeRefresh, refreshPrefix, "refresh token", old, c, form)
+	if refusal != nil {
+		return refusal
 	}
 	if scope := form.Get("scope"); scope != "" {
 		for s := range strings.FieldsSeq(scope) {
@@ -77,8 +68,7 @@ func (s *Server) refresh(ctx context.Context, req *web.Request, c client, form u
 		r.Scope = scope
 	}
 	if _, err := s.opts.Memos.CurrentUser(ctx, r.Token); err != nil {
-		var refused interface{ Refused() bool }
-		if errors.As(err, &refused) && refused.Refused() {
+		if refusedByMemos(err) {
 			return oauthError(400, "invalid_grant", "the Memos access token behind this grant was deleted or has expired: connect again")
 		}
 		log.Printf("token refresh: %v", err)
@@ -88,6 +78,22 @@ func (s *Server) refresh(ctx context.Context, req *web.Request, c client, form u
 		return oauthError(400, "invalid_grant", "the refresh token was used already")
 	}
 	return s.issue(r)
+}
+
+// openGrant opens a code or a refresh token (what names it for messages)
+// presented by client c, and checks it was issued to c for the resource the
+// form asks for, if it asks.
+func (s *Server) openGrant(purpose, prefix, what, text string, c client, form url.Values) (record, *web.Response) {
+	r, err := s.open(purpose, prefix, text)
+	switch {
+	case err != nil:
+		return r, oauthError(400, "invalid_grant", "the "+what+" is not valid or has expired")
+	case r.Client != clientRef(c.ID):
+		return r, oauthError(400, "invalid_grant", "the "+what+" was issued to another client")
+	case form.Get("resource") != "" && form.Get("resource") != r.Resource:
+		return r, oauthError(400, "invalid_target", "this server grants access to "+r.Resource+" only")
+	}
+	return r, nil
 }
 
 // issue answers with a new access token and refresh token for grant r.
