@@ -50,19 +50,9 @@ func TestInspectorListsToolsStrict(t *testing.T) {
 			if run.code != 0 {
 				t.Fatalf("inspector exited with %d (%s)\nstdout:\n%.2000s", run.code, inspectorExits[run.code], run.stdout)
 			}
-			var out struct {
-				Result struct {
-					Tools []struct {
-						Name string `json:"name"`
-					} `json:"tools"`
-				} `json:"result"`
-			}
-			if err := json.Unmarshal(run.stdout, &out); err != nil {
+			got, err := inspectorToolNames(run.stdout)
+			if err != nil {
 				t.Fatalf("inspector output is not one JSON object: %v\n%.2000s", err, run.stdout)
-			}
-			var got []string
-			for _, tool := range out.Result.Tools {
-				got = append(got, tool.Name)
 			}
 			if want := registryNames(); !slices.Equal(got, want) {
 				t.Errorf("tools/list names:\n got %v\nwant %v", got, want)
@@ -73,4 +63,24 @@ func TestInspectorListsToolsStrict(t *testing.T) {
 			t.Logf("inspector (%s era) listed %d tools, --strict exit 0", era, len(got))
 		})
 	}
+}
+
+// inspectorToolNames reads the tool names of the Inspector CLI's JSON
+// output of tools/list.
+func inspectorToolNames(stdout []byte) ([]string, error) {
+	var out struct {
+		Result struct {
+			Tools []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(stdout, &out); err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, tool := range out.Result.Tools {
+		names = append(names, tool.Name)
+	}
+	return names, nil
 }

@@ -189,17 +189,11 @@ func TestInspectorOAuth(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("inspector: %v\nstderr:\n%s\nstdout:\n%.2000s", err, printed.String(), stdout.String())
 	}
-	var out struct {
-		Result struct {
-			Tools []struct {
-				Name string `json:"name"`
-			} `json:"tools"`
-		} `json:"result"`
-	}
-	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil || len(out.Result.Tools) != len(registryNames()) {
+	names, err := inspectorToolNames(stdout.Bytes())
+	if err != nil || len(names) != len(registryNames()) {
 		t.Fatalf("inspector output: %v\n%.2000s", err, stdout.String())
 	}
-	t.Logf("the Inspector authorized through the consent page and listed %d tools", len(out.Result.Tools))
+	t.Logf("the Inspector authorized through the consent page and listed %d tools", len(names))
 }
 
 // The conformance suite's authorization command checks the authorization
