@@ -34,7 +34,7 @@ generate: ## compile the tool registry from the Memos OpenAPI document (the pinn
 
 build: generate ## build the Worker into build/ (runtime assets, entry module, wasm)
 	$(GO) tool workers-assets-gen -mode=go -o build
-	cp internal/bridge/worker.mjs build/worker.mjs
+	cp internal/bridge/worker.mjs internal/bridge/driver.mjs build/
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o build/app.wasm .
 
 node_modules/.package-lock.json: package.json package-lock.json

@@ -25,7 +25,8 @@ type wasmCPU struct {
 }
 
 type methodCPU struct {
-	CPUUs      float64 `json:"cpuUs"`
+	CPUUs      float64 `json:"cpuUs"`  // the whole process: Go, the driver and Node
+	InGoUs     float64 `json:"inGoUs"` // inside the Go program's exports
 	WallUs     float64 `json:"wallUs"`
 	IsError    bool    `json:"isError"`
 	Structured bool    `json:"structured"`

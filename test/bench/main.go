@@ -18,6 +18,12 @@
 //  5. throughput of 32 concurrent clients for 20 s
 //  6. Go CPU per request inside wasm (Node, fetch stubbed) and natively
 //  7. the instance's memory after warm-up and after 20,000 more requests
+//  8. tools/call memo_list_memos of 1,000 memos against the JavaScript proxy
+//     doing the same REST read: the gateway's own work on a large result
+//
+// Beside the JavaScript baselines, an empty Go program served through the
+// same entry module and bridge (test/bench/emptygo) shows what Go itself
+// costs: its size (row 1), cold start (row 2) and latency (row 3).
 package main
 
 import (
@@ -43,6 +49,8 @@ const (
 	memRequests   = 20000
 	cpuIterations = 5000 // row 6: per request kind
 	seedMemos     = 12
+	bigListMemos  = 1000 // row 8: memos of about 1 KB, listed in one page
+	bigRounds     = 60   // row 8: requests per target
 )
 
 func main() {

@@ -25,6 +25,24 @@ func getMemoBody(name string) string {
 
 const listMemosBody = `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"memo_list_memos","arguments":{"pageSize":5}}}`
 
+// bigListBody lists bigListMemos memos in one page: the large result of row 8.
+var bigListBody = `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"memo_list_memos","arguments":{"pageSize":` + strconv.Itoa(bigListMemos) + `}}}`
+
+// isMemoList accepts a memo_list_memos result, from the gateway (structured
+// content) or from Memos itself, with n memos.
+func isMemoList(n int) func([]byte) error {
+	return func(body []byte) error {
+		list := gjson.GetBytes(body, "result.structuredContent.memos.#")
+		if !list.Exists() {
+			list = gjson.GetBytes(body, "memos.#")
+		}
+		if list.Int() != int64(n) {
+			return fmt.Errorf("%d memos, want %d: %.200s", list.Int(), n, body)
+		}
+		return nil
+	}
+}
+
 // mcpHeaders are what an MCP client sends with every request after
 // initialize, with the caller's Memos token.
 func mcpHeaders(token string) http.Header {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -20,20 +21,26 @@ type results struct {
 	env environment
 
 	wasm, emptyGo       wasmSize
+	emptyUp, emptyUpGz  int64  // the empty Go program's Worker, same
 	upload, uploadGz    int64  // the gateway, wrangler deploy --dry-run
 	floorUp, floorUpGz  int64  // the JavaScript floor Worker, same
 	coldGo, coldJS      sample // new workerd → first /mcp answer
 	firstGo, firstJS    sample // the request that got the first answer
+	coldEmpty           sample // the same for the empty Go program
+	firstEmpty          sample
 	devGo, devJS        sample // new wrangler dev → first /mcp answer
 	devFirstGo          sample
 	devFirstJS          sample
 	goStart             sample // startupMs of each new isolate
 	listBytes, builtinN int
 	list, listFloor     [2]latency // by runtime: dev, alone
+	listEmpty           [2]latency
 	callWorks           bool
 	callProblem         string
 	getMemo, proxy      [2]latency
 	builtin, rest       latency
+	bigBytes            int        // Memos' answer for the big list
+	bigList, bigProxy   [2]latency // row 8, by runtime
 	mixName             string
 	memWarm, memAfter   instanceMemory
 	memLoad             load
@@ -49,6 +56,7 @@ type bench struct {
 	memo      string // name of the memo that tools/call reads
 	memoJSON  []byte // Memos' answer for it
 	gateway   workerDir
+	empty     workerDir // the empty Go program, through the same entry module
 	vars      map[string]string
 }
 
@@ -82,6 +90,10 @@ func run(ctx context.Context) (*results, error) {
 	}
 	defer b.memos.Stop()
 	if err := b.seed(ctx); err != nil {
+		return nil, err
+	}
+	progress("seeding %d memos of about 1 KB for row 8", bigListMemos)
+	if r.bigBytes, err = b.seedBigList(ctx); err != nil {
 		return nil, err
 	}
 	b.vars = map[string]string{"MEMOS_URL": b.memos.URL, "ALLOWED_HOSTS": "localhost,127.0.0.1,[::1]"}
@@ -127,6 +139,52 @@ func (b *bench) seed(ctx context.Context) error {
 	return nil
 }
 
+// seedBigList creates bigListMemos memos of about 1 KB each, four at a time,
+// for row 8, and returns the size of Memos' answer listing them in one page.
+func (b *bench) seedBigList(ctx context.Context) (int, error) {
+	client := keepAlive(4)
+	header := http.Header{"Content-Type": {"application/json"}, "Authorization": {"Bearer " + b.memos.Token}}
+	filler := strings.Repeat("Lorem ipsum dolor sit amet, consectetur adipiscing elit. ", 17) // 969 bytes
+	next := make(chan int)
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			for i := range next {
+				body := `{"content":"List memo ` + strconv.Itoa(i) + ` #list\n\n` + filler + `","visibility":"PRIVATE"}`
+				if status, answer, err := post(ctx, client, b.memos.URL+"/api/v1/memos", body, header); err != nil || status != 200 {
+					errs <- fmt.Errorf("create memo: %d %v %.200s", status, err, answer)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	var err error
+	for i := 0; i < bigListMemos && err == nil; i++ {
+		select {
+		case next <- i:
+		case err = <-errs:
+		}
+	}
+	close(next)
+	for range 4 {
+		if e := <-errs; err == nil {
+			err = e
+		}
+	}
+	if err != nil {
+		return 0, err
+	}
+	status, answer, err := get(ctx, client, b.memos.URL+"/api/v1/memos?pageSize="+strconv.Itoa(bigListMemos), b.memos.Token)
+	if err == nil && status == 200 {
+		err = isMemoList(bigListMemos)(answer)
+	}
+	if err != nil || status != 200 {
+		return 0, fmt.Errorf("list %d memos: %d %v", bigListMemos, status, err)
+	}
+	return len(answer), nil
+}
+
 // runtimes are the two ways each Worker runs in rows 3 and 4: under
 // `wrangler dev`, as the tests and `make dev` run it, and under workerd
 // alone on the deploy bundle, without wrangler's local proxy in front.
@@ -137,11 +195,11 @@ const (
 
 var runtimeName = [...]string{dev: "wrangler dev", alone: "workerd alone"}
 
-// workers are the Workers of rows 3 and 4, under each runtime.
-type workers struct{ gateway, floor, proxy [2]*worker }
+// workers are the Workers of rows 3, 4 and 8, under each runtime.
+type workers struct{ gateway, floor, proxy, empty [2]*worker }
 
 func (ws *workers) stop() {
-	for _, w := range [][2]*worker{ws.gateway, ws.floor, ws.proxy} {
+	for _, w := range [][2]*worker{ws.gateway, ws.floor, ws.proxy, ws.empty} {
 		w[dev].Stop()
 		w[alone].Stop()
 	}
@@ -191,13 +249,17 @@ func (b *bench) warmRows(ctx context.Context, r *results, compat string) (floor 
 	if err != nil {
 		return floor, err
 	}
+	if b.empty, r.emptyGo, err = emptyGoWorker(b.root, b.dir, compat); err != nil {
+		return floor, err
+	}
 	progress("row 1: sizes (wasm, empty Go program, wrangler deploy --dry-run)")
 	if err := b.sizes(r, floor, proxy); err != nil {
 		return floor, err
 	}
 
-	progress("starting the JavaScript baselines under wrangler dev, and all three under workerd alone")
+	progress("starting the baselines under wrangler dev, and all four Workers under workerd alone")
 	memosVars := map[string]string{"MEMOS_URL": b.memos.URL}
+	emptyVars := map[string]string{"ANSWER_BYTES": strconv.Itoa(len(payload))}
 	starts := []struct {
 		w    **worker
 		dir  workerDir
@@ -206,12 +268,14 @@ func (b *bench) warmRows(ctx context.Context, r *results, compat string) (floor 
 	}{
 		{&ws.floor[dev], floor, nil, listBody},
 		{&ws.proxy[dev], proxy, memosVars, getMemoBody(b.memo)},
+		{&ws.empty[dev], b.empty, emptyVars, listBody},
 		{&ws.gateway[alone], b.gateway, b.vars, listBody},
 		{&ws.floor[alone], floor, nil, listBody},
 		{&ws.proxy[alone], proxy, memosVars, getMemoBody(b.memo)},
+		{&ws.empty[alone], b.empty, emptyVars, listBody},
 	}
 	for i, s := range starts {
-		if i < 2 {
+		if i < 3 {
 			*s.w, err = s.dir.dev(b.root, s.vars)
 		} else {
 			*s.w, err = s.dir.workerd(b.root, compat, s.vars)
@@ -228,7 +292,7 @@ func (b *bench) warmRows(ctx context.Context, r *results, compat string) (floor 
 
 	b.latencyRows(ctx, r, &ws, len(payload))
 	// Only the gateway under wrangler dev takes the load rows.
-	for _, w := range [][2]*worker{ws.floor, ws.proxy} {
+	for _, w := range [][2]*worker{ws.floor, ws.proxy, ws.empty} {
 		w[dev].Stop()
 		w[alone].Stop()
 	}
@@ -239,16 +303,17 @@ func (b *bench) warmRows(ctx context.Context, r *results, compat string) (floor 
 // latencyRows measures rows 3 and 4 on the Workers in ws.
 func (b *bench) latencyRows(ctx context.Context, r *results, ws *workers, payloadLen int) {
 	token := b.memos.Token
-	progress("row 3: tools/list, gateway and JavaScript floor under both runtimes, interleaved (%d each)", listRounds)
+	progress("row 3: tools/list, gateway, JavaScript floor and empty Go program under both runtimes, interleaved (%d each)", listRounds)
 	var calls []*call
 	for rt := range runtimeName {
 		calls = append(calls,
 			mcpCall("gateway tools/list", ws.gateway[rt].URL+"/mcp", token, listBody, isResult),
-			mcpCall("floor", ws.floor[rt].URL+"/mcp", token, listBody, hasLength(payloadLen)))
+			mcpCall("floor", ws.floor[rt].URL+"/mcp", token, listBody, hasLength(payloadLen)),
+			mcpCall("empty Go", ws.empty[rt].URL+"/mcp", token, listBody, hasLength(payloadLen)))
 	}
 	lat := interleave(ctx, listRounds, warmRounds, calls...)
 	for rt := range runtimeName {
-		r.list[rt], r.listFloor[rt] = lat[2*rt], lat[2*rt+1]
+		r.list[rt], r.listFloor[rt], r.listEmpty[rt] = lat[3*rt], lat[3*rt+1], lat[3*rt+2]
 	}
 
 	progress("row 4: tools/call memo_get_memo: gateway and JavaScript proxy under both runtimes, Memos' built-in /mcp, REST; interleaved (%d each)", callRounds)
@@ -272,6 +337,22 @@ func (b *bench) latencyRows(ctx context.Context, r *results, ws *workers, payloa
 		if r.callWorks {
 			r.getMemo[rt], lat = lat[0], lat[1:]
 		}
+	}
+	if !r.callWorks {
+		return
+	}
+
+	progress("row 8: tools/call memo_list_memos of %d memos (%s from Memos): gateway and JavaScript proxy under both runtimes, interleaved (%d each)",
+		bigListMemos, kb(int64(r.bigBytes)), bigRounds)
+	calls = nil
+	for rt := range runtimeName {
+		calls = append(calls,
+			mcpCall("gateway big list", ws.gateway[rt].URL+"/mcp", token, bigListBody, isMemoList(bigListMemos)),
+			mcpCall("proxy big list", ws.proxy[rt].URL+"/mcp", token, bigListBody, isMemoList(bigListMemos)))
+	}
+	lat = interleave(ctx, bigRounds, 5, calls...)
+	for rt := range runtimeName {
+		r.bigList[rt], r.bigProxy[rt] = lat[2*rt], lat[2*rt+1]
 	}
 }
 
@@ -319,7 +400,7 @@ func (b *bench) sizes(r *results, floor, proxy workerDir) (err error) {
 	if r.wasm, err = sizeOf(filepath.Join(filepath.Dir(b.gateway.config), "app.wasm")); err != nil {
 		return err
 	}
-	if r.emptyGo, err = emptyGoWasm(b.root, b.dir); err != nil {
+	if r.emptyUp, r.emptyUpGz, err = dryRun(b.root, b.empty); err != nil {
 		return err
 	}
 	if r.upload, r.uploadGz, err = dryRun(b.root, b.gateway); err != nil {
@@ -338,16 +419,19 @@ func (b *bench) sizes(r *results, floor, proxy workerDir) (err error) {
 // then whole `wrangler dev` sessions (what a developer waits for).
 func (b *bench) coldStarts(ctx context.Context, r *results, floor workerDir, compat string) error {
 	progress("row 2: cold starts, %d new workerd and %d new wrangler dev per Worker, in turns", workerdStarts, devStarts)
-	gw := coldTarget{b.gateway, b.vars, &r.coldGo, &r.firstGo}
-	js := coldTarget{floor, nil, &r.coldJS, &r.firstJS}
-	wd := coldTarget{b.gateway, b.vars, &r.devGo, &r.devFirstGo}
-	wdJS := coldTarget{floor, nil, &r.devJS, &r.devFirstJS}
+	emptyVars := map[string]string{"ANSWER_BYTES": "64"}
 	start := func(t coldTarget) (*worker, error) { return t.w.workerd(b.root, compat, t.vars) }
-	if err := b.coldRounds(ctx, r, workerdStarts, gw, js, start); err != nil {
+	err := b.coldRounds(ctx, r, workerdStarts, start,
+		coldTarget{b.gateway, b.vars, &r.coldGo, &r.firstGo},
+		coldTarget{floor, nil, &r.coldJS, &r.firstJS},
+		coldTarget{b.empty, emptyVars, &r.coldEmpty, &r.firstEmpty})
+	if err != nil {
 		return err
 	}
 	dev := func(t coldTarget) (*worker, error) { return t.w.dev(b.root, t.vars) }
-	return b.coldRounds(ctx, r, devStarts, wd, wdJS, dev)
+	return b.coldRounds(ctx, r, devStarts, dev,
+		coldTarget{b.gateway, b.vars, &r.devGo, &r.devFirstGo},
+		coldTarget{floor, nil, &r.devJS, &r.devFirstJS})
 }
 
 // coldTarget is a Worker to cold-start and where its figures go.
@@ -357,13 +441,14 @@ type coldTarget struct {
 	total, first *sample
 }
 
-func (b *bench) coldRounds(ctx context.Context, r *results, rounds int, gateway, js coldTarget, start func(coldTarget) (*worker, error)) error {
+// coldRounds starts each target rounds times, in turns, the first one of a
+// round rotating; targets[0] is the gateway, whose /healthz also tells the Go
+// instance's own start.
+func (b *bench) coldRounds(ctx context.Context, r *results, rounds int, start func(coldTarget) (*worker, error), targets ...coldTarget) error {
 	header := mcpHeaders(b.memos.Token)
+	gateway := targets[0]
 	for i := range rounds {
-		order := []coldTarget{gateway, js}
-		if i%2 == 1 {
-			order = []coldTarget{js, gateway}
-		}
+		order := append(targets[i%len(targets):len(targets):len(targets)], targets[:i%len(targets)]...)
 		for _, t := range order {
 			w, err := start(t)
 			if err != nil {

@@ -28,17 +28,30 @@ func sizeOf(path string) (wasmSize, error) {
 	return wasmSize{raw: int64(len(b)), gzip: int64(buf.Len())}, nil
 }
 
-// emptyGoWasm builds test/bench/emptygo, a Go program that does nothing,
-// the way `make build` builds the gateway: the size of Go's runtime alone.
-func emptyGoWasm(root, dir string) (wasmSize, error) {
+// emptyGoWorker builds test/bench/emptygo the way `make build` builds the
+// gateway and makes it a Worker with the gateway's entry module and runtime
+// files, in dir/emptygo.
+func emptyGoWorker(root, dir, compat string) (workerDir, wasmSize, error) {
 	out := filepath.Join(dir, "empty.wasm")
 	cmd := exec.Command(goTool(), "build", "-trimpath", "-ldflags=-s -w", "-o", out, "./test/bench/emptygo")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 	if b, err := cmd.CombinedOutput(); err != nil {
-		return wasmSize{}, fmt.Errorf("build the empty Go program: %v\n%s", err, b)
+		return workerDir{}, wasmSize{}, fmt.Errorf("build the empty Go program: %v\n%s", err, b)
 	}
-	return sizeOf(out)
+	size, err := sizeOf(out)
+	if err != nil {
+		return workerDir{}, size, err
+	}
+	files, err := workerFiles(root)
+	if err != nil {
+		return workerDir{}, size, err
+	}
+	if files["app.wasm"], err = os.ReadFile(out); err != nil {
+		return workerDir{}, size, err
+	}
+	w, err := writeWorker(dir, "emptygo", "worker.mjs", compat, files, "")
+	return w, size, err
 }
 
 // goTool is the go command the Makefile uses.

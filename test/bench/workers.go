@@ -41,17 +41,26 @@ func compatibilityDate(root string) (string, error) {
 	return string(m[1]), nil
 }
 
-// gatewayWorker copies the built Worker (build/) into dir/name.
+// gatewayWorker copies the built Worker (build/) into dir/gateway.
 func gatewayWorker(root, dir, compat string) (workerDir, error) {
+	files, err := workerFiles(root)
+	if err != nil {
+		return workerDir{}, err
+	}
+	return writeWorker(dir, "gateway", "worker.mjs", compat, files, "")
+}
+
+// workerFiles reads the built Worker's files.
+func workerFiles(root string) (map[string][]byte, error) {
 	files := map[string][]byte{}
-	for _, f := range []string{"worker.mjs", "wasm_exec.js", "runtime.mjs", "app.wasm"} {
+	for _, f := range []string{"worker.mjs", "driver.mjs", "wasm_exec.js", "runtime.mjs", "app.wasm"} {
 		b, err := os.ReadFile(filepath.Join(root, "build", f))
 		if err != nil {
-			return workerDir{}, fmt.Errorf("%w (make build first)", err)
+			return nil, fmt.Errorf("%w (make build first)", err)
 		}
 		files[f] = b
 	}
-	return writeWorker(dir, "gateway", "worker.mjs", compat, files, "")
+	return files, nil
 }
 
 // baselineWorker copies test/bench/workers/<name>.mjs, and the extra files

@@ -139,7 +139,7 @@ func copyWorker(root, dir, extra string, vars map[string]string) (string, error)
 	if err := os.MkdirAll(build, 0o755); err != nil {
 		return "", err
 	}
-	for _, name := range []string{"worker.mjs", "wasm_exec.js", "runtime.mjs", "app.wasm"} {
+	for _, name := range []string{"worker.mjs", "driver.mjs", "wasm_exec.js", "runtime.mjs", "app.wasm"} {
 		b, err := os.ReadFile(filepath.Join(root, "build", name))
 		if err != nil {
 			return "", fmt.Errorf("%w (run make build first)", err)

@@ -1,0 +1,260 @@
+// The driver of the Go program: it starts one Go instance and passes it
+// requests through the program's exported functions (exports_js.go), runs the
+// upstream requests the program asks for, and hands back its answers. The
+// Worker's entry module (worker.mjs) uses it, and so do the tools that run the
+// same wasm under Node. `make build` copies it to build/driver.mjs next to
+// wasm_exec.js.
+//
+// Every call into Go returns at once with a table of effects: answers to
+// send and upstream requests to make, each for one request. A request's own
+// async function (serve) starts its upstream requests and returns its answer,
+// so that everything done for a request is done in that request's context.
+import "./wasm_exec.js";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+// Effect kinds and fetch outcomes, as exports_js.go numbers them.
+const effectRespond = 1;
+const effectFetch = 2;
+const fetchOK = 0;
+const fetchFailed = 1;
+const fetchTooLarge = 2;
+
+// How many polls in a row a request left with nothing under way gets before
+// it is answered with a 500 (a safety net: see Gateway.check).
+const maxPolls = 8;
+
+// startGo instantiates the compiled module mod and runs its main until the
+// Go program calls ready. fetcher(binding, url, init) runs an upstream
+// request: binding is the name of a service binding, or "" for the global
+// fetch. It resolves to the Gateway.
+export function startGo(mod, env, fetcher) {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const go = new Go();
+    const instance = new WebAssembly.Instance(mod, go.importObject);
+    let gateway;
+    const context = {
+      env,
+      startupMs: 0,
+      ready(maxBodyBytes) {
+        context.startupMs = performance.now() - started;
+        gateway = new Gateway(instance.exports, maxBodyBytes, fetcher);
+        resolve(gateway);
+      },
+      // The linear memory only grows; its size is the isolate's share of
+      // memory taken by Go, reported in /healthz.
+      memoryBytes: () => instance.exports.mem.buffer.byteLength,
+    };
+    go.run(instance, context).finally(() => {
+      // The Go program ended (it never should): fail what it owed.
+      const err = new Error("the Go program exited");
+      gateway?.die(err);
+      reject(err);
+    });
+  });
+}
+
+export class Gateway {
+  constructor(exports, maxBodyBytes, fetcher) {
+    this.exports = exports;
+    this.maxBodyBytes = maxBodyBytes;
+    this.fetcher = fetcher;
+    this.requests = new Map(); // by id: the requests not yet answered
+    this.nextId = 0;
+    this.dead = null; // the error that ended the Go program
+  }
+
+  // serve passes one request to Go and resolves to its answer:
+  // { status, headers (a "name:value\n" string), body (a Uint8Array) }.
+  // body is null when the request body was over maxBodyBytes and left
+  // unread. When signal aborts, Go stops the work and the upstream
+  // requests it does for the request.
+  async serve(method, url, headers, body, signal) {
+    if (this.dead) throw this.dead;
+    const id = (this.nextId = (this.nextId + 1) >>> 0);
+    const r = { queue: [], wake: null, fetches: 0, answer: null, polls: 0, signal };
+    this.requests.set(id, r);
+    try {
+      this.call(() => {
+        const [m, u, h] = this.write([encoder.encode(method), encoder.encode(url), encoder.encode(headersToString(headers)), body]);
+        return this.exports.mme_handle(id, m, u, h, body === null);
+      });
+      signal?.addEventListener("abort", () => this.requests.has(id) && this.call(() => this.exports.mme_cancel(id)), { once: true });
+      for (;;) {
+        while (r.queue.length > 0) this.fetch(r, r.queue.shift());
+        if (r.answer) return r.answer;
+        if (this.dead) throw this.dead;
+        await new Promise((wake) => (r.wake = wake));
+      }
+    } finally {
+      this.requests.delete(id);
+    }
+  }
+
+  // fetch runs one upstream request of r and reports its outcome to Go.
+  async fetch(r, f) {
+    r.fetches++;
+    let outcome = fetchOK;
+    let parts;
+    let status = 0;
+    try {
+      const signals = f.timeoutMs > 0 ? [AbortSignal.timeout(f.timeoutMs)] : [];
+      if (r.signal) signals.push(r.signal);
+      const resp = await this.fetcher(f.binding, f.url, {
+        method: f.method,
+        headers: headersFromString(f.headers),
+        body: f.body.byteLength > 0 ? f.body : undefined,
+        redirect: "manual",
+        signal: signals.length > 0 ? AbortSignal.any(signals) : undefined,
+      });
+      const bytes = await readCapped(resp.body, f.maxBytes);
+      if (bytes === null) {
+        outcome = fetchTooLarge;
+        parts = [];
+      } else {
+        status = resp.status;
+        parts = [encoder.encode(headersToString(resp.headers)), bytes];
+      }
+    } catch (err) {
+      outcome = fetchFailed;
+      parts = [encoder.encode(`${err.name}: ${err.message}`)];
+    }
+    r.fetches--;
+    this.call(() => {
+      const [headerLen] = this.write(parts);
+      return this.exports.mme_fetched(f.id, outcome, status, headerLen ?? 0);
+    });
+  }
+
+  // write copies parts (Uint8Arrays, or null for none) into a buffer of the
+  // Go program's, for the next call, and returns their lengths.
+  write(parts) {
+    const lengths = parts.map((p) => p?.byteLength ?? 0);
+    const total = lengths.reduce((a, b) => a + b, 0);
+    const ptr = this.exports.mme_buffer(total);
+    const mem = new Uint8Array(this.exports.mem.buffer, ptr, total);
+    let at = 0;
+    for (const p of parts) {
+      if (p) mem.set(p, at);
+      at += p?.byteLength ?? 0;
+    }
+    return lengths;
+  }
+
+  // call runs one call into Go and carries out the effects it returns.
+  call(enter) {
+    if (this.dead) return;
+    let table;
+    try {
+      table = enter();
+    } catch (err) {
+      this.die(err);
+      return;
+    }
+    // The memory may have grown during the call: views are made afresh.
+    const buffer = this.exports.mem.buffer;
+    const words = new Uint32Array(buffer, table, new Uint32Array(buffer, table, 1)[0] + 1);
+    const bytes = (at) => new Uint8Array(buffer, words[at], words[at + 1]);
+    const text = (at) => decoder.decode(bytes(at));
+    for (let at = 1; at < words.length; ) {
+      const r = this.requests.get(words[at + 1]);
+      if (words[at] === effectRespond) {
+        // The body is copied out: Go reuses its memory.
+        if (r) r.answer = { status: words[at + 2], headers: text(at + 3), body: bytes(at + 5).slice() };
+        at += 7;
+      } else if (words[at] === effectFetch) {
+        const f = {
+          id: words[at + 2],
+          timeoutMs: words[at + 3],
+          maxBytes: words[at + 4],
+          binding: text(at + 5),
+          method: text(at + 7),
+          url: text(at + 9),
+          headers: text(at + 11),
+          body: bytes(at + 13).slice(),
+        };
+        if (r) r.queue.push(f);
+        else queueMicrotask(() => this.fetch({ fetches: 0, signal: AbortSignal.abort() }, f)); // its request is over
+        at += 15;
+      } else {
+        this.die(new Error(`unknown effect ${words[at]} from the Go program`));
+        return;
+      }
+      if (r) r.polls = 0;
+      r?.wake?.();
+    }
+    this.check();
+  }
+
+  // check polls Go when no request has anything under way but some are not
+  // answered. Go runs every runnable goroutine before it returns, so this
+  // should not happen; if it does, a poll runs what was left, and a request
+  // that stays stuck gets a 500 rather than waiting forever.
+  check() {
+    let stuck = false;
+    for (const r of this.requests.values()) {
+      if (r.fetches > 0 || r.queue.length > 0) return;
+      if (!r.answer) stuck = true;
+    }
+    if (!stuck) return;
+    setTimeout(() => {
+      for (const r of this.requests.values()) {
+        if (!r.answer && r.fetches === 0 && r.queue.length === 0 && ++r.polls > maxPolls) {
+          r.answer = { status: 500, headers: "content-type:text/plain; charset=utf-8\n", body: encoder.encode("the request stalled in the gateway\n") };
+          r.wake?.();
+        }
+      }
+      this.call(() => this.exports.mme_poll());
+    }, 1);
+  }
+
+  // die fails every request still owed an answer; the Go program is gone.
+  die(err) {
+    this.dead ??= err;
+    for (const r of this.requests.values()) r.wake?.();
+  }
+}
+
+export function headersToString(headers) {
+  let s = "";
+  for (const [name, value] of headers) s += `${name}:${value}\n`;
+  return s;
+}
+
+export function headersFromString(s) {
+  const headers = new Headers();
+  for (const line of s.split("\n")) {
+    const i = line.indexOf(":");
+    if (i > 0) headers.append(line.slice(0, i), line.slice(i + 1));
+  }
+  return headers;
+}
+
+// readCapped reads a body stream into one Uint8Array, or returns null as soon
+// as it grows past max bytes (max 0 means no cap).
+export async function readCapped(stream, max) {
+  if (stream === null) return new Uint8Array(0);
+  const chunks = [];
+  let size = 0;
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (max > 0 && size > max) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}

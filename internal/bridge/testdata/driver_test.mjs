@@ -1,0 +1,114 @@
+// Drives testdata/prog (built to BUILD_DIR/prog.wasm) through driver.mjs under
+// Node, with an upstream that answers after random delays, and checks what
+// comes back. driver_test.go runs it; it prints "ok <n> requests" or throws.
+//
+// Usage: node driver_test.mjs BUILD_DIR
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import assert from "node:assert/strict";
+
+const buildDir = process.argv[2];
+const { startGo } = await import(pathToFileURL(resolve(buildDir, "driver.mjs")).href);
+
+const logged = [];
+console.log = (line) => logged.push(String(line));
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+// inFlight counts upstream requests under way, by the request's path.
+const inFlight = new Map();
+const maxInFlight = new Map();
+let aborted = 0;
+
+async function upstream(binding, url, init) {
+  const path = new URL(url).pathname.slice(1);
+  assert.equal(binding, "");
+  assert.equal(init.headers.get("x-from"), "go");
+  assert.equal(init.redirect, "manual");
+  inFlight.set(path, (inFlight.get(path) ?? 0) + 1);
+  maxInFlight.set(path, Math.max(maxInFlight.get(path) ?? 0, inFlight.get(path)));
+  try {
+    if (path === "never") {
+      await new Promise((_, reject) =>
+        init.signal.addEventListener("abort", () => {
+          aborted++;
+          reject(init.signal.reason);
+        }),
+      );
+    }
+    await sleep(Math.random() * 4);
+    const body = path === "large" ? "x".repeat(2048) : `body ${path}`;
+    return new Response(body, { status: 200, headers: { "x-upstream": path } });
+  } finally {
+    inFlight.set(path, inFlight.get(path) - 1);
+  }
+}
+
+const gateway = await startGo(new WebAssembly.Module(readFileSync(resolve(buildDir, "prog.wasm"))), {}, upstream);
+assert.equal(gateway.maxBodyBytes, 64);
+const decoder = new TextDecoder();
+let served = 0;
+
+async function get(path, init = {}) {
+  const body = init.body === undefined ? new Uint8Array(0) : init.body;
+  const answer = await gateway.serve(init.method ?? "GET", `http://gw${path}`, init.headers ?? [], body, init.signal ?? null);
+  served++;
+  return { status: answer.status, headers: answer.headers, text: decoder.decode(answer.body) };
+}
+
+// A request and its answer cross whole.
+let r = await get("/echo", { method: "POST", headers: [["x-test", "té"]], body: new TextEncoder().encode("{\"a\":1}") });
+assert.deepEqual([r.status, r.text], [200, 'POST té {"a":1} false']);
+assert.match(r.headers, /^x-lines:0$/m);
+r = await get("/echo", { method: "POST", body: null });
+assert.equal(r.text, "POST   true");
+
+// A panic is a 500, and the same instance serves on.
+r = await get("/panic");
+assert.equal(r.status, 500);
+assert.ok(logged.some((l) => l.includes("panic serving GET request: on purpose")), logged.join("\n"));
+assert.equal((await get("/echo")).status, 200);
+
+// Upstream requests one after another, and two at once from two goroutines
+// of one request: the second starts before the first is answered.
+r = await get("/sequence");
+assert.equal(r.text, "200 0 body 0;200 1 body 1;200 2 body 2;");
+r = await get("/parallel");
+assert.equal(r.text, "200 a body a;200 b body b");
+assert.equal(maxInFlight.get("a") + maxInFlight.get("b"), 2);
+
+// An answer over the fetcher's MaxBytes is refused, not read.
+r = await get("/large");
+assert.equal(r.text, "error: response body too large");
+
+// 64 requests at once, mixed, answered in whatever order the upstream
+// finishes: each gets its own answer.
+const kinds = ["/sequence", "/parallel", "/echo", "/locked"];
+const want = {
+  "/sequence": "200 0 body 0;200 1 body 1;200 2 body 2;",
+  "/parallel": "200 a body a;200 b body b",
+  "/echo": "GET   false",
+  "/locked": "200 locked body locked",
+};
+for (let round = 0; round < 20; round++) {
+  const paths = Array.from({ length: 64 }, (_, i) => kinds[(i + round) % kinds.length]);
+  const answers = await Promise.all(paths.map((p) => get(p)));
+  answers.forEach((a, i) => assert.deepEqual([a.status, a.text], [200, want[paths[i]]], paths[i]));
+}
+// Requests that wait for a lock held across another's fetch all got it.
+assert.equal(maxInFlight.get("locked"), 1);
+
+// A client that goes away: its upstream request is aborted, and its
+// context is cancelled.
+const gone = new AbortController();
+const pending = get("/cancel", { signal: gone.signal });
+await sleep(20);
+gone.abort();
+r = await pending;
+assert.equal(aborted, 1);
+assert.match(r.text, /^error: fetch: AbortError: .*; true$/);
+
+// Nothing is left behind: every request's goroutine is done.
+assert.equal(gateway.requests.size, 0);
+process.stdout.write(`ok ${served} requests\n`);
+process.exit(0);

@@ -1,0 +1,60 @@
+// Command prog is a small Go program served through the bridge, for
+// driver_test.mjs: each path exercises one way a request can use it.
+package main
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/bridge"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
+)
+
+// held is taken across an upstream request by /locked: a second request
+// waits for the first one's fetch without any fetch of its own.
+var held sync.Mutex
+
+func main() {
+	fetcher := bridge.Fetcher{MaxBytes: 1 << 10}
+	get := func(ctx context.Context, url string) string {
+		resp, err := fetcher.Do(ctx, &web.Request{Method: "GET", URL: url, Header: web.Header{"x-from": "go"}})
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		return strconv.Itoa(resp.Status) + " " + resp.Header.Get("x-upstream") + " " + string(resp.Body)
+	}
+	h := web.HandlerFunc(func(ctx context.Context, req *web.Request) *web.Response {
+		text := ""
+		switch req.Path() {
+		case "/echo":
+			text = req.Method + " " + req.Header.Get("x-test") + " " + string(req.Body) + " " + strconv.FormatBool(req.BodyTooLarge)
+		case "/panic":
+			panic("on purpose")
+		case "/sequence": // three upstream requests, one after the other
+			for i := range 3 {
+				text += get(ctx, "http://upstream/"+strconv.Itoa(i)) + ";"
+			}
+		case "/parallel": // two at once, the second from another goroutine
+			var wg sync.WaitGroup
+			var other string
+			wg.Go(func() { other = get(ctx, "http://upstream/b") })
+			text = get(ctx, "http://upstream/a") + ";"
+			wg.Wait()
+			text += other
+		case "/locked":
+			held.Lock()
+			text = get(ctx, "http://upstream/locked")
+			held.Unlock()
+		case "/cancel": // an upstream request its client gives up on, then the context
+			text = get(ctx, "http://upstream/never") + "; " + strconv.FormatBool(ctx.Err() != nil)
+		case "/large":
+			text = get(ctx, "http://upstream/large")
+		default:
+			return &web.Response{Status: 404}
+		}
+		return &web.Response{Status: 200, Header: web.Header{"content-type": "text/plain", "x-lines": strconv.Itoa(strings.Count(text, ";"))}, Body: []byte(text)}
+	})
+	bridge.Serve(h, 64)
+}
