@@ -68,9 +68,10 @@ export class Gateway {
 
   // serve passes one request to Go and resolves to its answer:
   // { status, headers (a "name:value\n" string), body (a Uint8Array) }.
-  // body is null when the request body was over maxBodyBytes and left
-  // unread. When signal aborts, Go stops the work and the upstream
-  // requests it does for the request.
+  // body is a Uint8Array or a list of them (the chunks of a stream), or
+  // null when the request body was over maxBodyBytes and left unread. When
+  // signal aborts, Go stops the work and the upstream requests it does for
+  // the request.
   async serve(method, url, headers, body, signal) {
     if (this.dead) throw this.dead;
     const id = (this.nextId = (this.nextId + 1) >>> 0);
@@ -78,7 +79,8 @@ export class Gateway {
     this.requests.set(id, r);
     try {
       this.call(() => {
-        const [m, u, h] = this.write([encoder.encode(method), encoder.encode(url), encoder.encode(headersToString(headers)), body]);
+        const chunks = body === null ? [] : [body].flat();
+        const [m, u, h] = this.write([encoder.encode(method), encoder.encode(url), encoder.encode(headersToString(headers)), ...chunks]);
         return this.exports.mme_handle(id, m, u, h, body === null);
       });
       signal?.addEventListener("abort", () => this.requests.has(id) && this.call(() => this.exports.mme_cancel(id)), { once: true });
@@ -109,13 +111,13 @@ export class Gateway {
         redirect: "manual",
         signal: signals.length > 0 ? AbortSignal.any(signals) : undefined,
       });
-      const bytes = await readCapped(resp.body, f.maxBytes);
-      if (bytes === null) {
+      const chunks = await readBody(resp, f.maxBytes);
+      if (chunks === null) {
         outcome = fetchTooLarge;
         parts = [];
       } else {
         status = resp.status;
-        parts = [encoder.encode(headersToString(resp.headers)), bytes];
+        parts = [encoder.encode(headersToString(resp.headers)), ...chunks];
       }
     } catch (err) {
       outcome = fetchFailed;
@@ -128,17 +130,17 @@ export class Gateway {
     });
   }
 
-  // write copies parts (Uint8Arrays, or null for none) into a buffer of the
+  // write copies parts (Uint8Arrays) one after another into a buffer of the
   // Go program's, for the next call, and returns their lengths.
   write(parts) {
-    const lengths = parts.map((p) => p?.byteLength ?? 0);
+    const lengths = parts.map((p) => p.byteLength);
     const total = lengths.reduce((a, b) => a + b, 0);
     const ptr = this.exports.mme_buffer(total);
     const mem = new Uint8Array(this.exports.mem.buffer, ptr, total);
     let at = 0;
     for (const p of parts) {
-      if (p) mem.set(p, at);
-      at += p?.byteLength ?? 0;
+      mem.set(p, at);
+      at += p.byteLength;
     }
     return lengths;
   }
@@ -232,16 +234,30 @@ export function headersFromString(s) {
   return headers;
 }
 
-// readCapped reads a body stream into one Uint8Array, or returns null as soon
-// as it grows past max bytes (max 0 means no cap).
-export async function readCapped(stream, max) {
-  if (stream === null) return new Uint8Array(0);
+// readBody reads the body of a Request or Response, up to max bytes (0: no
+// cap), as a list of chunks, or returns null without reading further when
+// it is longer: a body is never read whole before its size is known to be
+// within the cap. The chunks are copied into Go's memory as they are.
+export async function readBody(message, max) {
+  if (message.body === null) return [];
+  const declared = message.headers.get("content-length");
+  const encoded = (message.headers.get("content-encoding") ?? "identity") !== "identity";
+  if (declared !== null && !encoded) {
+    // The runtime holds a body to its declared length, so a declared one
+    // within the cap is read whole, the fastest way. (The length of an
+    // encoded body is not what decoding it yields.)
+    if (max > 0 && Number(declared) > max) {
+      await message.body.cancel();
+      return null;
+    }
+    return [new Uint8Array(await message.arrayBuffer())];
+  }
   const chunks = [];
   let size = 0;
-  const reader = stream.getReader();
+  const reader = message.body.getReader();
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) break;
+    if (done) return chunks;
     size += value.byteLength;
     if (max > 0 && size > max) {
       await reader.cancel();
@@ -249,12 +265,4 @@ export async function readCapped(stream, max) {
     }
     chunks.push(value);
   }
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
 }

@@ -4,7 +4,7 @@
 // request). `make build` copies this file to build/worker.mjs next to
 // driver.mjs and the runtime assets of workers-assets-gen (wasm_exec.js,
 // runtime.mjs).
-import { startGo, headersFromString, readCapped } from "./driver.mjs";
+import { startGo, headersFromString, readBody } from "./driver.mjs";
 import { loadModule } from "./runtime.mjs";
 
 // gateway resolves to the driver of the running Go program.
@@ -17,20 +17,6 @@ function start(env) {
   // A program that exited is started afresh by the next request.
   started.catch(() => gateway === started && (gateway = undefined));
   return started;
-}
-
-// readBody reads a request body up to max bytes, or returns null without
-// reading further when it is longer: a body is never read whole before the
-// Go side has checked anything.
-async function readBody(request, max) {
-  if (request.body === null) return new Uint8Array(0);
-  const declared = request.headers.get("content-length");
-  if (declared !== null) {
-    // The runtime holds a body to its declared length, so a declared one
-    // within the cap is read whole, the fastest way.
-    return Number(declared) > max ? null : new Uint8Array(await request.arrayBuffer());
-  }
-  return readCapped(request.body, max);
 }
 
 const noBody = new Set([101, 204, 205, 304]);

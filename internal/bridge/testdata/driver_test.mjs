@@ -19,6 +19,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const inFlight = new Map();
 const maxInFlight = new Map();
 let aborted = 0;
+let declaredRead = false;
 
 async function upstream(binding, url, init) {
   const path = new URL(url).pathname.slice(1);
@@ -37,6 +38,11 @@ async function upstream(binding, url, init) {
       );
     }
     await sleep(Math.random() * 4);
+    if (path === "declared") {
+      // A declared length over the cap: refused without a byte read.
+      const body = new ReadableStream({ pull: () => void (declaredRead = true) }, { highWaterMark: 0 });
+      return new Response(body, { status: 200, headers: { "content-length": "2048" } });
+    }
     const body = path === "large" ? "x".repeat(2048) : `body ${path}`;
     return new Response(body, { status: 200, headers: { "x-upstream": path } });
   } finally {
@@ -77,9 +83,11 @@ r = await get("/parallel");
 assert.equal(r.text, "200 a body a;200 b body b");
 assert.equal(maxInFlight.get("a") + maxInFlight.get("b"), 2);
 
-// An answer over the fetcher's MaxBytes is refused, not read.
+// An answer over the fetcher's MaxBytes is refused: a streamed one as soon
+// as it passes the cap, a declared one before any of it is read.
 r = await get("/large");
-assert.equal(r.text, "error: response body too large");
+assert.equal(r.text, "error: response body too large; error: response body too large");
+assert.equal(declaredRead, false);
 
 // 64 requests at once, mixed, answered in whatever order the upstream
 // finishes: each gets its own answer.

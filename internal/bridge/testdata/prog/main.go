@@ -49,8 +49,8 @@ func main() {
 			held.Unlock()
 		case "/cancel": // an upstream request its client gives up on, then the context
 			text = get(ctx, "http://upstream/never") + "; " + strconv.FormatBool(ctx.Err() != nil)
-		case "/large":
-			text = get(ctx, "http://upstream/large")
+		case "/large": // over MaxBytes, streamed, then declared
+			text = get(ctx, "http://upstream/large") + "; " + get(ctx, "http://upstream/declared")
 		default:
 			return &web.Response{Status: 404}
 		}
