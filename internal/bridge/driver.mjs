@@ -21,9 +21,11 @@ const fetchOK = 0;
 const fetchFailed = 1;
 const fetchTooLarge = 2;
 
-// How many polls in a row a request left with nothing under way gets before
-// it is answered with a 500 (a safety net: see Gateway.check).
-const maxPolls = 8;
+// A request whose goroutine waits inside Go is polled after 1, 2, 4, …
+// maxPollMs ms; after maxStuckPolls polls in a row while no request has an
+// upstream request under way it is answered with a 500 (see Gateway.stalled).
+const maxPollMs = 32;
+const maxStuckPolls = 10;
 
 // startGo instantiates the compiled module mod and runs its main until the
 // Go program calls ready. fetcher(binding, url, init) runs an upstream
@@ -66,16 +68,18 @@ export class Gateway {
     this.dead = null; // the error that ended the Go program
   }
 
-  // serve passes one request to Go and resolves to its answer:
-  // { status, headers (a "name:value\n" string), body (a Uint8Array) }.
-  // body is a Uint8Array or a list of them (the chunks of a stream), or
-  // null when the request body was over maxBodyBytes and left unread. When
+  // serve passes one request to Go and resolves to what answer(status,
+  // headers, body) returns for its answer: headers is a "name:value\n"
+  // string, body a view of Go's memory, valid only during the call (the
+  // Runtime's Response constructor copies it; the default answer copies it
+  // too). The request body is a Uint8Array or a list of them (the chunks of
+  // a stream), or null when it was over maxBodyBytes and left unread. When
   // signal aborts, Go stops the work and the upstream requests it does for
   // the request.
-  async serve(method, url, headers, body, signal) {
+  async serve(method, url, headers, body, signal, answer = copyAnswer) {
     if (this.dead) throw this.dead;
     const id = (this.nextId = (this.nextId + 1) >>> 0);
-    const r = { queue: [], wake: null, fetches: 0, answer: null, polls: 0, signal };
+    const r = { queue: [], wake: null, fetches: 0, answer: null, polls: 0, stuck: 0, signal };
     this.requests.set(id, r);
     try {
       this.call(() => {
@@ -86,12 +90,35 @@ export class Gateway {
       signal?.addEventListener("abort", () => this.requests.has(id) && this.call(() => this.exports.mme_cancel(id)), { once: true });
       for (;;) {
         while (r.queue.length > 0) this.fetch(r, r.queue.shift());
-        if (r.answer) return r.answer;
+        if (r.answer) return answer(r.answer.status, r.answer.headers, r.answer.body());
         if (this.dead) throw this.dead;
-        await new Promise((wake) => (r.wake = wake));
+        const woken = new Promise((wake) => (r.wake = wake));
+        if (r.fetches > 0) {
+          await woken;
+          continue;
+        }
+        // Nothing is under way for this request, so its goroutine waits for
+        // something inside Go: a lock another request holds across an
+        // upstream request, or the garbage collector. Go is polled, from
+        // this request's own context (the runtime cancels a request that
+        // waits on nothing of its own), less often the longer it waits.
+        let timer;
+        const polled = new Promise((poll) => (timer = setTimeout(poll, Math.min(2 ** r.polls, maxPollMs), "poll")));
+        const why = await Promise.race([woken, polled]);
+        clearTimeout(timer);
+        if (why !== "poll") continue;
+        r.polls++;
+        if (this.stalled(r)) {
+          const body = encoder.encode("the request stalled in the gateway\n");
+          r.answer = { status: 500, headers: "content-type:text/plain; charset=utf-8\n", body: () => body };
+        } else {
+          this.call(() => this.exports.mme_poll());
+        }
       }
     } finally {
       this.requests.delete(id);
+      // Go keeps an answer's body until it is released.
+      if (r.answer?.pinned && !this.dead) this.exports.mme_release(id);
     }
   }
 
@@ -163,8 +190,13 @@ export class Gateway {
     for (let at = 1; at < words.length; ) {
       const r = this.requests.get(words[at + 1]);
       if (words[at] === effectRespond) {
-        // The body is copied out: Go reuses its memory.
-        if (r) r.answer = { status: words[at + 2], headers: text(at + 3), body: bytes(at + 5).slice() };
+        // The body is read where it is, when serve hands it on: Go keeps
+        // it until mme_release, but the memory may grow meanwhile, which
+        // detaches the views made before.
+        const [ptr, len] = [words[at + 5], words[at + 6]];
+        const body = () => new Uint8Array(this.exports.mem.buffer, ptr, len);
+        if (r) r.answer = { status: words[at + 2], headers: text(at + 3), body, pinned: true };
+        else this.exports.mme_release(words[at + 1]); // nobody waits for it
         at += 7;
       } else if (words[at] === effectFetch) {
         const f = {
@@ -184,32 +216,17 @@ export class Gateway {
         this.die(new Error(`unknown effect ${words[at]} from the Go program`));
         return;
       }
-      if (r) r.polls = 0;
+      if (r) r.polls = r.stuck = 0;
       r?.wake?.();
     }
-    this.check();
   }
 
-  // check polls Go when no request has anything under way but some are not
-  // answered. Go runs every runnable goroutine before it returns, so this
-  // should not happen; if it does, a poll runs what was left, and a request
-  // that stays stuck gets a 500 rather than waiting forever.
-  check() {
-    let stuck = false;
-    for (const r of this.requests.values()) {
-      if (r.fetches > 0 || r.queue.length > 0) return;
-      if (!r.answer) stuck = true;
-    }
-    if (!stuck) return;
-    setTimeout(() => {
-      for (const r of this.requests.values()) {
-        if (!r.answer && r.fetches === 0 && r.queue.length === 0 && ++r.polls > maxPolls) {
-          r.answer = { status: 500, headers: "content-type:text/plain; charset=utf-8\n", body: encoder.encode("the request stalled in the gateway\n") };
-          r.wake?.();
-        }
-      }
-      this.call(() => this.exports.mme_poll());
-    }, 1);
+  // stalled reports whether r has waited too long for something nothing can
+  // bring any more: no request has an upstream request under way, which is
+  // the only way a wait inside Go can end that polling does not see through.
+  stalled(r) {
+    for (const other of this.requests.values()) if (other.fetches > 0 || other.queue.length > 0) r.stuck = 0;
+    return ++r.stuck > maxStuckPolls;
   }
 
   // die fails every request still owed an answer; the Go program is gone.
@@ -218,6 +235,10 @@ export class Gateway {
     for (const r of this.requests.values()) r.wake?.();
   }
 }
+
+// copyAnswer is serve's default answer: { status, headers, body }, the body
+// copied out of Go's memory.
+const copyAnswer = (status, headers, body) => ({ status, headers, body: body.slice() });
 
 export function headersToString(headers) {
   let s = "";

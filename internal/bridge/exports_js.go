@@ -22,6 +22,7 @@ import (
 //	mme_fetched(fetch, …)  the outcome of an upstream request, from the buffer
 //	mme_cancel(id)         the client of a request is gone
 //	mme_poll()             nothing new; run what is runnable
+//	mme_release(id)        the answer's body is copied out
 //
 // A request is served by a goroutine of its own. When it needs Memos, the
 // goroutine records an upstream request and parks until mme_fetched brings
@@ -61,12 +62,16 @@ type loop struct {
 	replies  map[uint32]chan fetchResult   // by fetch id, until its outcome comes
 	next     uint32                        // the last fetch id given out
 	produced int                           // effects recorded so far, to see progress
+	serving  int                           // requests whose handler has not returned
+	parked   int                           // goroutines waiting for an upstream answer
 	table    []uint32                      // the effects not yet returned, after a length word
 	held     [][]byte                      // the bytes table points into, kept alive
+	answers  map[uint32][]byte             // answer bodies by request id, until released
 	strs     []string                      // the strings table points into, kept alive
 }
 
 var events = &loop{
+	answers: map[uint32][]byte{},
 	cancels: map[uint32]context.CancelFunc{},
 	replies: map[uint32]chan fetchResult{},
 	table:   []uint32{0},
@@ -144,6 +149,16 @@ func exportCancel(id uint32) uint32 {
 //go:wasmexport mme_poll
 func exportPoll() uint32 { return events.settle() }
 
+// The entry module reads an answer's body where it lies, when it makes the
+// Response, which copies it; until then Go keeps it.
+//
+//go:wasmexport mme_release
+func exportRelease(id uint32) {
+	events.mu.Lock()
+	delete(events.answers, id)
+	events.mu.Unlock()
+}
+
 // job is one request to serve.
 type job struct {
 	ctx context.Context
@@ -162,6 +177,9 @@ var (
 )
 
 func startServing(j job) {
+	events.mu.Lock()
+	events.serving++
+	events.mu.Unlock()
 	select {
 	case jobs <- j:
 	default:
@@ -218,12 +236,16 @@ func (l *loop) take() []byte {
 	return in
 }
 
-// settle runs every runnable goroutine until two rounds in a row record
-// nothing, then returns the address of the effects table: its first word
-// is the number of words after it. A goroutine runs until it blocks (wasm
-// has no preemption), and one it wakes runs before the export again, so
-// one quiet round almost always means that nothing is left to run; the
-// entry module polls if a request is left without anything under way.
+// settle runs the goroutines the call made runnable, then returns the
+// address of the effects table: its first word is the number of words after
+// it. It yields until every request being served waits for an upstream
+// answer (or is done) and two rounds in a row recorded nothing. A goroutine
+// runs until it blocks (wasm has no preemption) and one it wakes runs before
+// the export again, so this is quick; the rounds also let the garbage
+// collector's workers finish a cycle that a handler waits for. A request
+// that waits for something else (a lock another request holds across an
+// upstream request) cannot go on before that answer comes: after
+// maxQuietRounds the call returns, and a later call runs it.
 func (l *loop) settle() uint32 {
 	l.mu.Lock()
 	// What the last table pointed at is no longer read.
@@ -231,13 +253,17 @@ func (l *loop) settle() uint32 {
 	clear(l.strs)
 	l.held, l.strs, l.table = l.held[:0], l.strs[:0], append(l.table[:0], 0)
 	l.mu.Unlock()
-	for quiet := 0; quiet < 2; {
-		before := l.count()
+	for quiet := 0; quiet < maxQuietRounds; {
+		before, _ := l.progress()
 		runtime.Gosched()
-		if l.count() == before {
-			quiet++
-		} else {
+		after, waiting := l.progress()
+		switch {
+		case after != before:
 			quiet = 0
+		case waiting && quiet >= 1:
+			quiet = maxQuietRounds
+		default:
+			quiet++
 		}
 	}
 	l.mu.Lock()
@@ -246,10 +272,15 @@ func (l *loop) settle() uint32 {
 	return addr(unsafe.SliceData(l.table))
 }
 
-func (l *loop) count() int {
+// maxQuietRounds bounds the rounds settle yields without anything recorded.
+const maxQuietRounds = 100
+
+// progress returns the number of effects recorded so far, and whether
+// every request being served waits for an upstream answer.
+func (l *loop) progress() (int, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.produced
+	return l.produced, l.parked >= l.serving
 }
 
 // respond records the answer to request id.
@@ -260,9 +291,11 @@ func (l *loop) respond(id uint32, resp *web.Response) {
 		cancel()
 		delete(l.cancels, id)
 	}
+	l.serving--
 	l.table = append(l.table, effectRespond, id, uint32(resp.Status))
 	l.addString(encodeHeader(resp.Header))
-	l.addBytes(resp.Body)
+	l.answers[id] = resp.Body
+	l.table = append(l.table, addr(unsafe.SliceData(resp.Body)), uint32(len(resp.Body)))
 	l.produced++
 }
 
@@ -274,6 +307,7 @@ func (l *loop) fetch(id uint32, f Fetcher, req *web.Request, timeoutMs int) <-ch
 	defer l.mu.Unlock()
 	l.next++
 	l.replies[l.next] = reply
+	l.parked++ // from now: the caller waits on reply next
 	l.table = append(l.table, effectFetch, id, l.next, uint32(timeoutMs), uint32(f.MaxBytes))
 	l.addString(f.Binding)
 	l.addString(req.Method)
@@ -327,7 +361,11 @@ func (f Fetcher) Do(ctx context.Context, req *web.Request) (*web.Response, error
 	if deadline, ok := ctx.Deadline(); ok {
 		timeoutMs = max(1, int(time.Until(deadline).Milliseconds()))
 	}
-	r := <-events.fetch(id, f, req, timeoutMs)
+	reply := events.fetch(id, f, req, timeoutMs)
+	r := <-reply
+	events.mu.Lock()
+	events.parked--
+	events.mu.Unlock()
 	return r.resp, r.err
 }
 

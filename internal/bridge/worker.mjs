@@ -26,17 +26,17 @@ export default {
     gateway ??= start(env);
     const g = await gateway;
     const body = await readBody(request, g.maxBodyBytes);
-    let answer;
     try {
       // With the enable_request_signal compatibility flag, the runtime
       // aborts request.signal when the client goes away: Go then stops
-      // the work it does for it, upstream requests included.
-      answer = await g.serve(request.method, request.url, request.headers, body, request.signal);
+      // the work it does for it, upstream requests included. The Response
+      // constructor copies the body out of Go's memory.
+      return await g.serve(request.method, request.url, request.headers, body, request.signal, (status, headers, out) =>
+        new Response(noBody.has(status) ? null : out, { status, headers: headersFromString(headers) }),
+      );
     } catch (err) {
       if (g.dead) gateway = undefined; // the next request starts a fresh instance
       throw err;
     }
-    const { status, headers, body: out } = answer;
-    return new Response(noBody.has(status) ? null : out, { status, headers: headersFromString(headers) });
   },
 };

@@ -103,6 +103,24 @@ for (let round = 0; round < 20; round++) {
   const answers = await Promise.all(paths.map((p) => get(p)));
   answers.forEach((a, i) => assert.deepEqual([a.status, a.text], [200, want[paths[i]]], paths[i]));
 }
+// Answers that wait in Go's memory: 64 requests answered at once by a 65th,
+// whose caller at once makes Go collect garbage and grow its memory before
+// the 64 are read out. Each is still whole. (A fetch under way meanwhile
+// keeps the driver from polling.)
+const letters = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_-";
+const holdOpen = new AbortController();
+const held = get("/cancel", { signal: holdOpen.signal });
+const waiting = [...letters].map((c) => get("/wait", { headers: [["x-fill", c]] }));
+await sleep(10);
+const opened = get("/open");
+const collected = get("/garbage");
+const bigs = await Promise.all(waiting);
+bigs.forEach((a, i) => assert.ok(a.text.length === 300_000 && a.text === letters[i].repeat(300_000), `answer ${i}`));
+await Promise.all([opened, collected]);
+holdOpen.abort();
+await held;
+aborted--;
+
 // Requests that wait for a lock held across another's fetch all got it.
 assert.equal(maxInFlight.get("locked"), 1);
 

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +16,11 @@ import (
 // held is taken across an upstream request by /locked: a second request
 // waits for the first one's fetch without any fetch of its own.
 var held sync.Mutex
+
+var (
+	gate    = make(chan struct{}) // closed by /open, which /wait waits for
+	garbage []byte
+)
 
 func main() {
 	fetcher := bridge.Fetcher{MaxBytes: 1 << 10}
@@ -30,6 +36,18 @@ func main() {
 		switch req.Path() {
 		case "/echo":
 			text = req.Method + " " + req.Header.Get("x-test") + " " + string(req.Body) + " " + strconv.FormatBool(req.BodyTooLarge)
+		case "/wait": // until /open, then 300 KB of one letter
+			<-gate
+			return &web.Response{Status: 200, Body: []byte(strings.Repeat(req.Header.Get("x-fill"), 300_000))}
+		case "/open":
+			close(gate)
+			gate = make(chan struct{})
+		case "/garbage": // 16 MB of garbage, collected
+			for range 16 {
+				garbage = make([]byte, 1<<20)
+			}
+			garbage = nil
+			runtime.GC()
 		case "/panic":
 			panic("on purpose")
 		case "/sequence": // three upstream requests, one after the other
