@@ -94,7 +94,7 @@ func (r *results) goals() []goal {
 	big := goal{what: fmt.Sprintf("tools/call memo_list_memos of %d memos p50 ≤ 1.15× the JavaScript proxy's, workerd alone", bigListMemos),
 		figure: "not measured: " + r.callProblem}
 	if r.callWorks {
-		big = within(big.what, 1.15, p50(r.bigList[alone]), p50(r.bigProxy[alone]))
+		big = within(big.what, 1.15, p50(r.bigList), p50(r.bigProxy))
 	}
 	init, native := r.cpu.Methods["initialize"].InGoUs, r.native["initialize"].nsPerOp/1e3
 	growth := float64(r.memAfter.wasmBytes)/float64(r.memWarm.wasmBytes) - 1
@@ -165,13 +165,9 @@ func (r *results) rows() [][]string {
 			fmt.Sprintf("native: %.1f µs, %.0f B, %.0f allocs per op", n.nsPerOp/1e3, n.bytesPerOp, n.allocsPerOp),
 			ratio(w.InGoUs*1e3, n.nsPerOp))
 	}
-	for rt, name := range runtimeName {
-		gw, rat := "not measured: "+r.callProblem, ""
-		if r.callWorks {
-			gw, rat = r.bigList[rt].String(), ratio(p50(r.bigList[rt].sample), p50(r.bigProxy[rt].sample))
-		}
-		add("8", fmt.Sprintf("tools/call memo_list_memos, %d memos (%s from Memos), %s", bigListMemos, kb(int64(r.bigBytes)), name),
-			gw, "JavaScript proxy Worker: "+r.bigProxy[rt].String(), rat)
+	if r.callWorks {
+		add("8", fmt.Sprintf("tools/call memo_list_memos, %d memos (%s from Memos), workerd alone", bigListMemos, kb(int64(r.bigBytes))),
+			r.bigList.String(), "JavaScript proxy Worker: "+r.bigProxy.String(), ratio(p50(r.bigList.sample), p50(r.bigProxy.sample)))
 	}
 	growth := func(a, b int64) string { return fmt.Sprintf("%+.1f%%", 100*(float64(b)/float64(a)-1)) }
 	add("7", fmt.Sprintf("wasm memory, after warm-up → after %d requests", r.memLoad.requests),
@@ -207,7 +203,7 @@ func (r *results) print(w io.Writer) {
 		fmt.Fprintf(w, "\nfirst load error: %v\n", firstNonNil(r.throughput.firstErr, r.memLoad.firstErr))
 	}
 	for _, l := range []latency{r.list[0], r.list[1], r.listFloor[0], r.listFloor[1], r.listEmpty[0], r.listEmpty[1], r.getMemo[0], r.getMemo[1],
-		r.proxy[0], r.proxy[1], r.bigList[0], r.bigList[1], r.bigProxy[0], r.bigProxy[1], r.builtin, r.rest} {
+		r.proxy[0], r.proxy[1], r.bigList, r.bigProxy, r.builtin, r.rest} {
 		if l.firstErr != nil {
 			fmt.Fprintf(w, "latency error: %v\n", l.firstErr)
 		}
