@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"bytes"
+	"encoding/binary"
 	"context"
 	"errors"
 	"log"
@@ -300,12 +301,14 @@ func skipSpace(src []byte, i int) int {
 // stringEnd returns the index after the JSON string that starts at src[i].
 func stringEnd(src []byte, i int) int {
 	for i++; i < len(src); i++ {
-		switch src[i] {
-		case '\\':
-			i++
-		case '"':
+		i += quoteOrBackslash(src[i:])
+		if i == len(src) {
+			break
+		}
+		if src[i] == '"' {
 			return i + 1
 		}
+		i++ // past the escaped byte
 	}
 	return len(src)
 }
@@ -329,16 +332,36 @@ func successResult(obj []byte) []byte {
 // JSON holds no raw control characters (its strings escape them), so only
 // quotes and backslashes need escaping.
 func appendQuoted(dst, compactJSON []byte) []byte {
-	for len(compactJSON) > 0 {
-		n := bytes.IndexAny(compactJSON, `"\`)
-		if n < 0 {
-			return append(dst, compactJSON...)
-		}
+	for {
+		n := quoteOrBackslash(compactJSON)
 		dst = append(dst, compactJSON[:n]...)
+		if n == len(compactJSON) {
+			return dst
+		}
 		dst = append(dst, '\\', compactJSON[n])
 		compactJSON = compactJSON[n+1:]
 	}
-	return dst
+}
+
+// quoteOrBackslash returns the index of the first '"' or '\\' in b, or
+// len(b). It tests eight bytes at a time: wasm has no vectorized search, and
+// a result is mostly long strings, in which these are rare.
+func quoteOrBackslash(b []byte) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		q, s := x^(ones*'"'), x^(ones*'\\')
+		if ((q-ones)&^q|(s-ones)&^s)&highs != 0 { // a byte of q or s is zero
+			break
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] == '"' || b[i] == '\\' {
+			return i
+		}
+	}
+	return len(b)
 }
 
 // errorResult is a CallToolResult that reports a failure to the model.

@@ -331,6 +331,9 @@ func FuzzNormalize(f *testing.F) {
 	for _, seed := range []string{
 		`{"a":null}`, `[1, null, {"b" : null, "c":"\"}"}]`, `"x"`, `-1.5e3`, `{ }`, ` [ ] `,
 		`{"memos":[{"attachments":[{"motionMedia":null,"name":"attachments/x"}]}]}`, `{"k\\":null,"l":{"m":[null]}}`,
+		// Strings longer than a word, with escapes on and across word edges.
+		`{"content":"eight by\"tes and more \\ then \u0022 and a last quote\"","x":null}`,
+		`["0123456\"","01234567\\","abcdefghijklmnopqrstuvwxyz\\\"xyz"]`,
 	} {
 		f.Add([]byte(seed))
 	}
