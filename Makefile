@@ -12,7 +12,8 @@ MEMOS_BIN := $(MEMOS_CACHE)/memos-$(MEMOS_VERSION)
 export MEMOS_BIN
 
 # Fuzz targets as package:Target; `make fuzz` runs each for FUZZTIME.
-FUZZ_TARGETS := ./internal/mcp:FuzzServe ./internal/mcp:FuzzDecodeHeaderValue \
+FUZZ_TARGETS := ./internal/rawjson:FuzzValue ./internal/rawjson:FuzzAppendString \
+	./internal/mcp:FuzzServe ./internal/mcp:FuzzDecodeHeaderValue \
 	./internal/jsonrpc:FuzzTooDeep ./internal/jsonrpc:FuzzDecode \
 	./internal/upstream:FuzzPathArguments ./internal/upstream:FuzzNormalize \
 	./internal/schema:FuzzAgainstReference ./internal/schema:FuzzIsIntegral

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -25,7 +26,7 @@ func (fakeTools) ListJSON() []byte {
 	return []byte(`[{"name":"echo","description":"Echo.","inputSchema":{"type":"object"},"outputSchema":{"type":"object"}}]`)
 }
 
-func (fakeTools) Call(_ context.Context, name string, args gjson.Result, auth string) ([]byte, bool) {
+func (fakeTools) Call(_ context.Context, name string, args rawjson.Value, auth string) ([]byte, bool) {
 	if name != "echo" {
 		return nil, false
 	}
@@ -143,7 +144,7 @@ func normalJSON(t *testing.T, b []byte) any {
 // panicTools fails inside a tool, as a bug would.
 type panicTools struct{ fakeTools }
 
-func (panicTools) Call(context.Context, string, gjson.Result, string) ([]byte, bool) {
+func (panicTools) Call(context.Context, string, rawjson.Value, string) ([]byte, bool) {
 	panic("bug in a tool")
 }
 

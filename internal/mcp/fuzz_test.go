@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -89,7 +90,7 @@ type countingTools struct {
 	calls atomic.Int64
 }
 
-func (c *countingTools) Call(ctx context.Context, name string, args gjson.Result, auth string) ([]byte, bool) {
+func (c *countingTools) Call(ctx context.Context, name string, args rawjson.Value, auth string) ([]byte, bool) {
 	c.calls.Add(1)
 	return c.Tools.Call(ctx, name, args, auth)
 }

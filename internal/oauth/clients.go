@@ -11,8 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
-	"github.com/tidwall/gjson"
 )
 
 // client is a client the server knows: registered here (DCR, its
@@ -122,10 +122,10 @@ func (s *Server) fetchClient(ctx context.Context, id string) (client, error) {
 	if err != nil { // Fetch refuses documents over DocumentMaxBytes
 		return client{}, errors.New("its client ID metadata document could not be fetched")
 	}
-	if resp.Status != 200 || !gjson.ValidBytes(resp.Body) {
+	if resp.Status != 200 || !rawjson.ValidBytes(resp.Body) {
 		return client{}, errors.New("its client ID metadata document is not a JSON document answered with 200")
 	}
-	doc := gjson.ParseBytes(resp.Body)
+	doc := rawjson.ParseBytes(resp.Body)
 	if doc.Get("client_id").Str != id {
 		return client{}, errors.New("its client ID metadata document names another client_id")
 	}
@@ -170,10 +170,10 @@ func (s *Server) register(req *web.Request) *web.Response {
 	if req.Method != "POST" {
 		return oauthError(405, "invalid_request", "register a client with POST")
 	}
-	if req.BodyTooLarge || !gjson.ValidBytes(req.Body) {
+	if req.BodyTooLarge || !rawjson.ValidBytes(req.Body) {
 		return withCORS(oauthError(400, "invalid_client_metadata", "the registration must be a JSON object within the body limit"))
 	}
-	doc := gjson.ParseBytes(req.Body)
+	doc := rawjson.ParseBytes(req.Body)
 	c := client{Name: doc.Get("client_name").Str, AuthMethod: doc.Get("token_endpoint_auth_method").Str}
 	if c.AuthMethod == "" {
 		c.AuthMethod = "client_secret_basic" // RFC 7591's default

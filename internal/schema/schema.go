@@ -10,12 +10,11 @@
 package schema
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
-	"github.com/tidwall/gjson"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 )
 
 // Schema is a compiled schema, safe for concurrent use.
@@ -31,7 +30,7 @@ type node struct {
 	closed   bool  // additionalProperties: false
 	extra    *node // additionalProperties as a schema
 	items    *node
-	enum     []any // allowed values: string, json.Number, bool or nil
+	enum     []any // allowed values: string, rawjson.Numeral, bool or nil
 	minProps int   // -1 when absent
 	ref      *node // the target of $ref, resolved at compile time
 }
@@ -41,10 +40,10 @@ var annotations = []string{"description", "title", "format", "contentEncoding", 
 
 // Compile compiles a schema document.
 func Compile(doc string) (*Schema, error) {
-	if !gjson.Valid(doc) {
+	if !rawjson.Valid(doc) {
 		return nil, fmt.Errorf("schema is not valid JSON")
 	}
-	c := &compiler{root: gjson.Parse(doc), defs: map[string]*node{}}
+	c := &compiler{root: rawjson.Parse(doc), defs: map[string]*node{}}
 	n, err := c.compile(c.root, "#")
 	if err != nil {
 		return nil, err
@@ -53,40 +52,40 @@ func Compile(doc string) (*Schema, error) {
 }
 
 type compiler struct {
-	root gjson.Result
+	root rawjson.Value
 	defs map[string]*node // compiled $defs, by name (filled before their bodies, for cycles)
 }
 
-func (c *compiler) compile(s gjson.Result, at string) (*node, error) {
+func (c *compiler) compile(s rawjson.Value, at string) (*node, error) {
 	if !s.IsObject() {
 		return nil, fmt.Errorf("%s: a schema must be an object", at)
 	}
 	n := &node{minProps: -1}
 	var err error
-	s.ForEach(func(k, v gjson.Result) bool {
+	s.ForEach(func(k, v rawjson.Value) bool {
 		key := k.Str
 		switch key {
 		case "type":
-			if v.Type == gjson.String {
+			if v.Kind == rawjson.String {
 				n.types = []string{v.Str}
 			} else if v.IsArray() {
-				v.ForEach(func(_, t gjson.Result) bool { n.types = append(n.types, t.Str); return true })
+				v.ForEach(func(_, t rawjson.Value) bool { n.types = append(n.types, t.Str); return true })
 			} else {
 				err = fmt.Errorf("%s: type must be a string or an array", at)
 			}
 		case "properties":
 			n.props = map[string]*node{}
-			v.ForEach(func(name, sub gjson.Result) bool {
+			v.ForEach(func(name, sub rawjson.Value) bool {
 				n.props[name.Str], err = c.compile(sub, at+"/properties/"+name.Str)
 				return err == nil
 			})
 		case "required":
-			v.ForEach(func(_, name gjson.Result) bool { n.required = append(n.required, name.Str); return true })
+			v.ForEach(func(_, name rawjson.Value) bool { n.required = append(n.required, name.Str); return true })
 		case "additionalProperties":
 			switch {
-			case v.Type == gjson.False:
+			case v.Kind == rawjson.False:
 				n.closed = true
-			case v.Type == gjson.True:
+			case v.Kind == rawjson.True:
 			default:
 				n.extra, err = c.compile(v, at+"/additionalProperties")
 			}
@@ -94,15 +93,15 @@ func (c *compiler) compile(s gjson.Result, at string) (*node, error) {
 			n.items, err = c.compile(v, at+"/items")
 		case "enum":
 			n.enum = []any{}
-			v.ForEach(func(_, e gjson.Result) bool {
-				switch e.Type {
-				case gjson.String:
+			v.ForEach(func(_, e rawjson.Value) bool {
+				switch e.Kind {
+				case rawjson.String:
 					n.enum = append(n.enum, e.Str)
-				case gjson.Number:
-					n.enum = append(n.enum, json.Number(e.Raw))
-				case gjson.True, gjson.False:
+				case rawjson.Number:
+					n.enum = append(n.enum, rawjson.Numeral(e.Raw))
+				case rawjson.True, rawjson.False:
 					n.enum = append(n.enum, e.Bool())
-				case gjson.Null:
+				case rawjson.Null:
 					n.enum = append(n.enum, nil)
 				default:
 					err = fmt.Errorf("%s: enum values must be scalars", at)
@@ -132,7 +131,7 @@ func (c *compiler) resolve(ref string) (*node, error) {
 	if n, ok := c.defs[name]; ok {
 		return n, nil
 	}
-	def := c.root.Get(`\$defs`).Get(gjson.Escape(name))
+	def := c.root.Get("$defs").Get(name)
 	if !def.Exists() {
 		return nil, fmt.Errorf("reference %q names no definition", ref)
 	}

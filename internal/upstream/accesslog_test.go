@@ -3,6 +3,7 @@ package upstream
 import (
 	"bytes"
 	"context"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"strings"
 	"testing"
 
@@ -38,7 +39,7 @@ func TestCallAccessLog(t *testing.T) {
 					return nil, ctx.Err()
 				}
 			}
-			New(testConfig(), doer).Call(ctx, "memo_get_memo", gjson.Parse(tc.args), "Bearer secret-token")
+			New(testConfig(), doer).Call(ctx, "memo_get_memo", rawjson.Parse(tc.args), "Bearer secret-token")
 			var buf bytes.Buffer
 			entry.Write(&buf, 200)
 			line := buf.String()

@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
-	"github.com/tidwall/gjson"
 )
 
 // probeTimeout bounds the health check's upstream request.
@@ -70,10 +70,10 @@ func (c *Client) Probe(ctx context.Context) Status {
 	switch {
 	case resp.Status != 200:
 		s.Problem, detail = c.refusal(resp)
-	case !gjson.ValidBytes(resp.Body) || !strings.HasPrefix(resp.Header.Get("content-type"), "application/json"):
+	case !rawjson.ValidBytes(resp.Body) || !strings.HasPrefix(resp.Header.Get("content-type"), "application/json"):
 		s.Problem, detail = c.notJSON(resp)
 	default:
-		s.MemosVersion = gjson.GetBytes(resp.Body, "version").String()
+		s.MemosVersion = rawjson.ParseBytes(resp.Body).Get("version").String()
 		s.Warning = VersionWarning(s.MemosVersion)
 		c.version.note(s.MemosVersion)
 	}

@@ -1,15 +1,14 @@
 package upstream
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
 	"unicode"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
-	"github.com/tidwall/gjson"
 )
 
 // apiRoot is the part of every route template that resource names leave out.
@@ -144,7 +143,7 @@ func primitive(v any) (string, bool) {
 		return v, true
 	case bool:
 		return strconv.FormatBool(v), true
-	case json.Number:
+	case rawjson.Numeral:
 		return formatNumber(string(v)), true
 	}
 	return "", false
@@ -172,7 +171,7 @@ const maskParam = "updateMask"
 // not recognise, and the change is silently dropped. So a message field
 // present in the body is always named in the mask, and when that makes a
 // mask necessary, it lists every key of the body.
-func updateMask(given string, body gjson.Result, fields, messages []string) (string, bool, error) {
+func updateMask(given string, body rawjson.Value, fields, messages []string) (string, bool, error) {
 	var mask []string
 	add := func(path string) {
 		for _, m := range mask {
@@ -194,7 +193,7 @@ func updateMask(given string, body gjson.Result, fields, messages []string) (str
 		add(path)
 	}
 	var keys, needed []string
-	body.ForEach(func(k, _ gjson.Result) bool {
+	body.ForEach(func(k, _ rawjson.Value) bool {
 		key := snakeCase(k.Str)
 		keys = append(keys, key)
 		for _, m := range messages {

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/accesslog"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
-	"github.com/tidwall/gjson"
 )
 
 // errInternal is what a caller sees of a fault of the gateway itself; the
@@ -98,8 +98,8 @@ func (c *Client) refusal(resp *web.Response) (msg, detail string) {
 			"redirect to " + withoutQuery(loc)
 	}
 	body := bytes.TrimSpace(resp.Body)
-	if gjson.ValidBytes(body) && len(body) > 0 {
-		r := gjson.ParseBytes(body)
+	if rawjson.ValidBytes(body) && len(body) > 0 {
+		r := rawjson.ParseBytes(body)
 		text := r.Get("message").Str
 		if text == "" {
 			text = r.Get("error").Str
@@ -217,7 +217,7 @@ func normalize(body []byte) (obj []byte, ok bool) {
 	if len(body) == 0 || string(body) == "null" {
 		return []byte(`{"ok":true}`), true
 	}
-	if !gjson.ValidBytes(body) {
+	if !rawjson.ValidBytes(body) {
 		return nil, false
 	}
 	out := make([]byte, 0, len(body)+12)
@@ -344,6 +344,6 @@ func appendQuoted(dst, compactJSON []byte) []byte {
 // errorResult is a CallToolResult that reports a failure to the model.
 func errorResult(msg string) []byte {
 	b := []byte(`{"content":[{"type":"text","text":`)
-	b = gjson.AppendJSONString(b, msg)
+	b = rawjson.AppendString(b, msg)
 	return append(b, `}],"isError":true}`...)
 }

@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"context"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"net/url"
 	"runtime"
 	"strings"
@@ -65,7 +66,7 @@ func testConfig() config.Config {
 // call runs a tool against doer and returns the result's text and isError.
 func call(t *testing.T, c *Client, name, args string) (text string, isError bool) {
 	t.Helper()
-	res, ok := c.Call(context.Background(), name, gjson.Parse(args), "Bearer tok")
+	res, ok := c.Call(context.Background(), name, rawjson.Parse(args), "Bearer tok")
 	if !ok {
 		t.Fatalf("tool %s unknown", name)
 	}
@@ -146,8 +147,8 @@ func TestArgumentCost(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := New(testConfig(), &fakeDoer{})
-			args := gjson.Parse(tc.args)
-			c.Call(t.Context(), "memo_set_memo_relations", gjson.Parse(`{}`), "") // compile the schema first
+			args := rawjson.Parse(tc.args)
+			c.Call(t.Context(), "memo_set_memo_relations", rawjson.Parse(`{}`), "") // compile the schema first
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
@@ -181,7 +182,7 @@ func TestArgumentErrorIsStable(t *testing.T) {
 
 func TestUnknownTool(t *testing.T) {
 	c := New(testConfig(), &fakeDoer{})
-	if res, ok := c.Call(context.Background(), "no_such_tool", gjson.Result{}, ""); ok || res != nil {
+	if res, ok := c.Call(context.Background(), "no_such_tool", rawjson.Value{}, ""); ok || res != nil {
 		t.Errorf("Call(no_such_tool) = %s, %v; want nil, false", res, ok)
 	}
 }

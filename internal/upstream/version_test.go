@@ -3,11 +3,10 @@ package upstream
 import (
 	"bytes"
 	"context"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"log"
 	"strings"
 	"testing"
-
-	"github.com/tidwall/gjson"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
@@ -47,7 +46,7 @@ func TestCallsLearnVersionOnce(t *testing.T) {
 	}}
 	c := New(testConfig(), doer)
 	for range 3 {
-		c.Call(context.Background(), "auth_get_current_user", gjson.Result{}, "Bearer t")
+		c.Call(context.Background(), "auth_get_current_user", rawjson.Value{}, "Bearer t")
 	}
 	profiles := 0
 	for _, r := range doer.requests() {
