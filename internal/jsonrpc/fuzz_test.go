@@ -1,9 +1,9 @@
 package jsonrpc
 
 import (
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"testing"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/tidwall/gjson"
 )
 

@@ -5,17 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 	"github.com/tidwall/gjson"
 	"golang.org/x/tools/txtar"
-
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
 
 // fakeTools is a two-tool surface: "echo" answers its arguments, any other

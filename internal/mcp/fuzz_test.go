@@ -4,15 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 	"github.com/tidwall/gjson"
 	"golang.org/x/tools/txtar"
-
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
 
 // FuzzServe drives the whole endpoint with arbitrary bodies and MCP headers.

@@ -5,7 +5,6 @@ package mcp
 
 import (
 	"context"
-	"log"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/accesslog"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/jsonrpc"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
@@ -282,7 +282,7 @@ func (h *Handler) serveOne(ctx context.Context, req *web.Request, raw rawjson.Va
 		// A bug below must cost one answer, never the Go instance that
 		// serves every request of the isolate.
 		if p := recover(); p != nil {
-			log.Printf("panic serving %s: %v", msg.Method, p)
+			logline.Print("panic serving ", msg.Method, ": ", logline.Value(p))
 			status := 200
 			if c.modern {
 				status = 500

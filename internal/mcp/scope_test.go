@@ -2,10 +2,10 @@ package mcp
 
 import (
 	"context"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"strings"
 	"testing"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
 

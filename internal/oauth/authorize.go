@@ -5,12 +5,12 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
-	"log"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
 
@@ -163,7 +163,7 @@ func memosProblem(err error, refused string) string {
 	if refusedByMemos(err) {
 		return refused
 	}
-	log.Printf("consent: %v", err)
+	logline.Print("consent: ", err.Error())
 	return "Memos could not be reached to check this: " + err.Error()
 }
 

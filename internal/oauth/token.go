@@ -6,11 +6,11 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
-	"log"
 	"net/url"
 	"strconv"
 	"strings"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
 
@@ -71,7 +71,7 @@ func (s *Server) refresh(ctx context.Context, c client, form url.Values) *web.Re
 		if refusedByMemos(err) {
 			return oauthError(400, "invalid_grant", "the Memos access token behind this grant was deleted or has expired: connect again")
 		}
-		log.Printf("token refresh: %v", err)
+		logline.Print("token refresh: ", err.Error())
 		return oauthError(503, "temporarily_unavailable", "Memos could not be reached to check the grant")
 	}
 	if !s.spent.spend(old, s.opts.Now().Add(refreshTTL), s.opts.Now()) {
@@ -121,7 +121,7 @@ func (s *Server) revoke(ctx context.Context, req *web.Request) *web.Response {
 	}
 	if err == nil && r.Client == clientRef(c.ID) && r.TokenName != "" {
 		if err := s.opts.Memos.DeleteToken(ctx, r.Token, r.TokenName); err != nil {
-			log.Printf("revocation: deleting the Memos token: %v", err)
+			logline.Print("revocation: deleting the Memos token: ", err.Error())
 			return withCORS(oauthError(503, "temporarily_unavailable", "Memos could not be reached to delete the token"))
 		}
 	}

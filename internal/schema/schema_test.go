@@ -2,15 +2,14 @@ package schema
 
 import (
 	"encoding/json"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"math/big"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // reference compiles a schema with the general validator this package

@@ -2,10 +2,11 @@ package schema
 
 import (
 	"errors"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 )
 
 // Kinds of violation, in the order a caller should fix them.

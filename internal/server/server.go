@@ -6,7 +6,6 @@ package server
 import (
 	"context"
 	"io"
-	"log"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -18,6 +17,7 @@ import (
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/accesslog"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/jsonrpc"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/upstream"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
@@ -78,7 +78,7 @@ func (s *Server) Serve(ctx context.Context, req *web.Request) (resp *web.Respons
 	ctx, entry := accesslog.Start(ctx, logPath)
 	defer func() {
 		if r := recover(); r != nil {
-			log.Printf("panic serving %s %s: %v", req.Method, path, r)
+			logline.Print("panic serving ", req.Method, " ", path, ": ", logline.Value(r))
 			resp = errorJSON(500, "internal error")
 		}
 		if s.opts.AccessLog != nil {

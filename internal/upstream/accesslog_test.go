@@ -3,14 +3,13 @@ package upstream
 import (
 	"bytes"
 	"context"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"strings"
 	"testing"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/accesslog"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
+	"github.com/tidwall/gjson"
 )
 
 // A tool call records its tool, Memos' status and its outcome, and never an

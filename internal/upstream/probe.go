@@ -2,11 +2,12 @@ package upstream
 
 import (
 	"context"
-	"log"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
@@ -62,7 +63,7 @@ func (c *Client) Probe(ctx context.Context) Status {
 	c.addAccess(header)
 	resp, err := c.doer.Do(probeCtx, &web.Request{Method: "GET", URL: c.endpoint(profilePath), Header: header})
 	if err != nil {
-		log.Printf("health check: GET %s: %v", profilePath, err)
+		logline.Print("health check: GET ", profilePath, ": ", err.Error())
 		return Status{Problem: c.failure(ctx, probeCtx, err)}
 	}
 	s := Status{Reachable: true, HTTPStatus: resp.Status}
@@ -78,7 +79,7 @@ func (c *Client) Probe(ctx context.Context) Status {
 		c.version.note(s.MemosVersion)
 	}
 	if detail != "" {
-		log.Printf("health check: GET %s: HTTP %d: %s", profilePath, resp.Status, detail)
+		logline.Print("health check: GET ", profilePath, ": HTTP ", strconv.Itoa(resp.Status), ": ", detail)
 	}
 	return s
 }

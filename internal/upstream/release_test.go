@@ -2,14 +2,13 @@ package upstream
 
 import (
 	"context"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"strings"
 	"testing"
 
-	"github.com/tidwall/gjson"
-
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
+	"github.com/tidwall/gjson"
 )
 
 // A 404 from an instance of another release than the registry's says so,

@@ -1,13 +1,13 @@
 package upstream
 
 import (
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 	"github.com/tidwall/gjson"
 )

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"log"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/accesslog"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
@@ -43,14 +43,14 @@ func (c *Client) send(ctx context.Context, t *registry.Tool, req *web.Request, l
 		// The error may quote the URL, whose path carries argument values:
 		// the log gets the route template instead.
 		detail := strings.ReplaceAll(err.Error(), req.URL, c.endpoint(t.Path))
-		log.Printf("tool %s: %s %s: %s", t.Name, t.Method, t.Path, detail)
+		logline.Print("tool ", t.Name, ": ", t.Method, " ", t.Path, ": ", detail)
 		return errorResult(c.failure(ctx, callCtx, err))
 	}
 	entry.SetUpstream(resp.Status)
 	if resp.Status < 200 || resp.Status > 299 {
 		entry.SetOutcome(accesslog.ToolError)
 		msg, detail := c.refusal(resp)
-		log.Printf("tool %s: %s %s: HTTP %d: %s", t.Name, t.Method, t.Path, resp.Status, detail)
+		logline.Print("tool ", t.Name, ": ", t.Method, " ", t.Path, ": HTTP ", strconv.Itoa(resp.Status), ": ", detail)
 		if resp.Status == 404 {
 			learnt()
 			msg += c.version.mismatchNote()
@@ -61,7 +61,7 @@ func (c *Client) send(ctx context.Context, t *registry.Tool, req *web.Request, l
 	if !ok {
 		entry.SetOutcome(accesslog.ToolError)
 		msg, detail := c.notJSON(resp)
-		log.Printf("tool %s: %s %s: HTTP %d: %s", t.Name, t.Method, t.Path, resp.Status, detail)
+		logline.Print("tool ", t.Name, ": ", t.Method, " ", t.Path, ": HTTP ", strconv.Itoa(resp.Status), ": ", detail)
 		return errorResult(msg)
 	}
 	return successResult(obj)

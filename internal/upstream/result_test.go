@@ -5,12 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
-	"log"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -217,8 +217,8 @@ func TestUpstreamFailures(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var logs bytes.Buffer
-			log.SetOutput(&logs)
-			defer log.SetOutput(log.Writer())
+			logline.SetOutput(&logs)
+			defer logline.SetOutput(nil)
 			cfg := testConfig()
 			if tc.access {
 				cfg.AccessClientID, cfg.AccessClientSecret = "id.access", "access-secret-value"
@@ -255,8 +255,8 @@ func TestTimeoutAndCancel(t *testing.T) {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}
-	log.SetOutput(&bytes.Buffer{})
-	defer log.SetOutput(log.Writer())
+	logline.SetOutput(&bytes.Buffer{})
+	defer logline.SetOutput(nil)
 
 	cfg := testConfig()
 	cfg.Timeout = 20 * time.Millisecond

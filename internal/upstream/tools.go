@@ -5,12 +5,12 @@ package upstream
 
 import (
 	"context"
-	"log"
 	"strings"
 	"sync"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/accesslog"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/schema"
@@ -174,7 +174,7 @@ func (c *Client) Call(ctx context.Context, name string, args rawjson.Value, auth
 func (c *Client) request(t *tool, args rawjson.Value, authorization string) (*web.Request, error) {
 	p, err := t.prepare()
 	if err != nil {
-		log.Printf("tool %s: input schema: %v", t.def.Name, err)
+		logline.Print("tool ", t.def.Name, ": input schema: ", err.Error())
 		return nil, errInternal
 	}
 	a, err := decodeArguments(args)

@@ -2,7 +2,6 @@ package upstream
 
 import (
 	"context"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"net/url"
 	"runtime"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 	"github.com/tidwall/gjson"

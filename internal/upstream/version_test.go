@@ -3,11 +3,11 @@ package upstream
 import (
 	"bytes"
 	"context"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
-	"log"
 	"strings"
 	"testing"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
@@ -35,8 +35,8 @@ func TestVersionWarning(t *testing.T) {
 // and a mismatch is logged once.
 func TestCallsLearnVersionOnce(t *testing.T) {
 	var logs bytes.Buffer
-	defer log.SetOutput(log.Writer())
-	log.SetOutput(&logs)
+	defer logline.SetOutput(nil)
+	logline.SetOutput(&logs)
 	doer := &fakeDoer{probes: true, answer: func(_ context.Context, req *web.Request) (*web.Response, error) {
 		body := `{}`
 		if strings.HasSuffix(req.URL, profilePath) {
