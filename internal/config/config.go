@@ -4,7 +4,6 @@ package config
 
 import (
 	"errors"
-	"fmt"
 	"net/netip"
 	"net/url"
 	"strconv"
@@ -59,7 +58,7 @@ func Load(getenv func(string) string, hasBinding func(string) bool) (Config, err
 		errs = append(errs, err)
 	}
 	if c.MemosService != "" && !hasBinding(c.MemosService) {
-		errs = append(errs, fmt.Errorf("MEMOS_SERVICE names %q, but the Worker has no service binding of that name", c.MemosService))
+		errs = append(errs, errors.New("MEMOS_SERVICE names "+strconv.Quote(c.MemosService)+", but the Worker has no service binding of that name"))
 	}
 	if c.MemosURL == nil && c.MemosService == "" && err == nil {
 		errs = append(errs, errors.New("MEMOS_URL is not set: set it to your Memos instance's URL, e.g. https://memos.example.com"))
@@ -144,7 +143,7 @@ func boolean(getenv func(string) string, name string, def bool) (bool, error) {
 	case "false", "0", "no":
 		return false, nil
 	}
-	return def, fmt.Errorf("%s must be true or false", name)
+	return def, errors.New(name + " must be true or false")
 }
 
 // isLoopback reports whether host is localhost or a loopback address.
@@ -163,7 +162,7 @@ func positive(getenv func(string) string, name string, def int) (int, error) {
 	}
 	n, err := strconv.Atoi(raw)
 	if err != nil || n <= 0 {
-		return def, fmt.Errorf("%s %q is not a positive integer", name, raw)
+		return def, errors.New(name + " " + strconv.Quote(raw) + " is not a positive integer")
 	}
 	return n, nil
 }
@@ -195,7 +194,7 @@ func LoadToolChoice(getenv func(string) string) (ToolChoice, error) {
 	}
 	readOnly, err := strconv.ParseBool(raw)
 	if err != nil {
-		return c, fmt.Errorf("READ_ONLY %q is not true or false", raw)
+		return c, errors.New("READ_ONLY " + strconv.Quote(raw) + " is not true or false")
 	}
 	c.ReadOnly = readOnly
 	return c, nil

@@ -10,8 +10,9 @@
 package schema
 
 import (
-	"fmt"
+	"errors"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
@@ -41,7 +42,7 @@ var annotations = []string{"description", "title", "format", "contentEncoding", 
 // Compile compiles a schema document.
 func Compile(doc string) (*Schema, error) {
 	if !rawjson.Valid(doc) {
-		return nil, fmt.Errorf("schema is not valid JSON")
+		return nil, errors.New("schema is not valid JSON")
 	}
 	c := &compiler{root: rawjson.Parse(doc), defs: map[string]*node{}}
 	n, err := c.compile(c.root, "#")
@@ -58,7 +59,7 @@ type compiler struct {
 
 func (c *compiler) compile(s rawjson.Value, at string) (*node, error) {
 	if !s.IsObject() {
-		return nil, fmt.Errorf("%s: a schema must be an object", at)
+		return nil, errors.New(at + ": a schema must be an object")
 	}
 	n := &node{minProps: -1}
 	var err error
@@ -71,7 +72,7 @@ func (c *compiler) compile(s rawjson.Value, at string) (*node, error) {
 			} else if v.IsArray() {
 				v.ForEach(func(_, t rawjson.Value) bool { n.types = append(n.types, t.Str); return true })
 			} else {
-				err = fmt.Errorf("%s: type must be a string or an array", at)
+				err = errors.New(at + ": type must be a string or an array")
 			}
 		case "properties":
 			n.props = map[string]*node{}
@@ -104,7 +105,7 @@ func (c *compiler) compile(s rawjson.Value, at string) (*node, error) {
 				case rawjson.Null:
 					n.enum = append(n.enum, nil)
 				default:
-					err = fmt.Errorf("%s: enum values must be scalars", at)
+					err = errors.New(at + ": enum values must be scalars")
 				}
 				return err == nil
 			})
@@ -114,7 +115,7 @@ func (c *compiler) compile(s rawjson.Value, at string) (*node, error) {
 			n.ref, err = c.resolve(v.Str)
 		default:
 			if !slices.Contains(annotations, key) {
-				err = fmt.Errorf("%s: keyword %q is not supported", at, key)
+				err = errors.New(at + ": keyword " + strconv.Quote(key) + " is not supported")
 			}
 		}
 		return err == nil
@@ -126,14 +127,14 @@ func (c *compiler) compile(s rawjson.Value, at string) (*node, error) {
 func (c *compiler) resolve(ref string) (*node, error) {
 	name, ok := strings.CutPrefix(ref, "#/$defs/")
 	if !ok {
-		return nil, fmt.Errorf("reference %q is not local to $defs", ref)
+		return nil, errors.New("reference " + strconv.Quote(ref) + " is not local to $defs")
 	}
 	if n, ok := c.defs[name]; ok {
 		return n, nil
 	}
 	def := c.root.Get("$defs").Get(name)
 	if !def.Exists() {
-		return nil, fmt.Errorf("reference %q names no definition", ref)
+		return nil, errors.New("reference " + strconv.Quote(ref) + " names no definition")
 	}
 	n := &node{minProps: -1}
 	c.defs[name] = n // before compiling the body, so that a cycle ends here

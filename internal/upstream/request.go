@@ -1,7 +1,7 @@
 package upstream
 
 import (
-	"fmt"
+	"errors"
 	"net/url"
 	"strconv"
 	"strings"
@@ -59,11 +59,11 @@ func buildPath(segs []segment, values map[string]any) (string, error) {
 		}
 		v, ok := values[s.param]
 		if !ok {
-			return "", fmt.Errorf("missing required argument %q", s.param)
+			return "", errors.New("missing required argument " + strconv.Quote(s.param))
 		}
 		str, ok := primitive(v)
 		if !ok {
-			return "", fmt.Errorf("argument %q must be a string", s.param)
+			return "", errors.New("argument " + strconv.Quote(s.param) + " must be a string")
 		}
 		parent := strings.TrimPrefix(raw.String(), apiRoot)
 		id, err := pathID(s.param, str, parent)
@@ -85,15 +85,15 @@ func pathID(name, value, parent string) (string, error) {
 	}
 	switch {
 	case id == "":
-		return "", fmt.Errorf("argument %q must not be empty", name)
+		return "", errors.New("argument " + strconv.Quote(name) + " must not be empty")
 	case strings.ContainsRune(id, '/'):
-		return "", fmt.Errorf("argument %q must be an id or a resource name of the form %s<id>", name, parent)
+		return "", errors.New("argument " + strconv.Quote(name) + " must be an id or a resource name of the form " + parent + "<id>")
 	case id == "." || id == "..":
-		return "", fmt.Errorf("argument %q must be an id, not %q", name, id)
+		return "", errors.New("argument " + strconv.Quote(name) + " must be an id, not " + strconv.Quote(id))
 	}
 	for _, r := range id {
 		if !idRune(r) {
-			return "", fmt.Errorf("argument %q must not contain %s: ids are letters, digits, '-', '_', '.', '~' and '@'", name, strconv.QuoteRune(r))
+			return "", errors.New("argument " + strconv.Quote(name) + " must not contain " + strconv.QuoteRune(r) + ": ids are letters, digits, '-', '_', '.', '~' and '@'")
 		}
 	}
 	return id, nil
@@ -121,7 +121,7 @@ func buildQuery(t *registry.Tool, values map[string]any) (string, error) {
 		}
 		str, ok := primitive(v)
 		if !ok {
-			return "", fmt.Errorf("argument %q must be a string, number or boolean", p.Name)
+			return "", errors.New("argument " + strconv.Quote(p.Name) + " must be a string, number or boolean")
 		}
 		if b.Len() == 0 {
 			b.WriteByte('?')
@@ -223,7 +223,7 @@ func maskPath(part string, fields []string) (string, error) {
 	for i, r := range part {
 		ok := 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || i > 0 && ('0' <= r && r <= '9' || r == '_' || r == '.')
 		if !ok {
-			return "", fmt.Errorf("updateMask entry %q is not a field name: list field names separated by commas, e.g. content,visibility", part)
+			return "", errors.New("updateMask entry " + strconv.Quote(part) + " is not a field name: list field names separated by commas, e.g. content,visibility")
 		}
 	}
 	path := snakeCase(part)
@@ -236,7 +236,7 @@ func maskPath(part string, fields []string) (string, error) {
 			return path, nil
 		}
 	}
-	return "", fmt.Errorf("updateMask field %q cannot be updated: use fields of body (%s)", part, strings.Join(fields, ", "))
+	return "", errors.New("updateMask field " + strconv.Quote(part) + " cannot be updated: use fields of body (" + strings.Join(fields, ", ") + ")")
 }
 
 // snakeCase turns a camelCase field name into the snake_case of its proto

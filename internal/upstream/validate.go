@@ -1,7 +1,7 @@
 package upstream
 
 import (
-	"fmt"
+	"errors"
 	"strconv"
 	"strings"
 
@@ -33,10 +33,10 @@ func decodeArguments(args rawjson.Value) (arguments, error) {
 		return a, nil
 	}
 	if !args.IsObject() {
-		return a, fmt.Errorf("arguments must be a JSON object, not %s", jsonKind(args))
+		return a, errors.New("arguments must be a JSON object, not " + jsonKind(args))
 	}
 	if countValues(args, MaxArgumentValues+1) > MaxArgumentValues {
-		return a, fmt.Errorf("arguments hold more than %d values: send less in one call", MaxArgumentValues)
+		return a, errors.New("arguments hold more than " + strconv.Itoa(MaxArgumentValues) + " values: send less in one call")
 	}
 	v, err := decodeValue(args, nil)
 	if err != nil {
@@ -82,7 +82,7 @@ func decodeValue(r rawjson.Value, path []string) (any, error) {
 	seen := map[string]bool{}
 	r.ForEach(func(key, member rawjson.Value) bool {
 		if seen[key.Str] {
-			err = fmt.Errorf("argument %q is given twice", displayPath(append(path, key.Str)))
+			err = errors.New("argument " + strconv.Quote(displayPath(append(path, key.Str))) + " is given twice")
 			return false
 		}
 		seen[key.Str] = true
