@@ -43,16 +43,16 @@ func Print(parts ...string) {
 }
 
 // Value spells a value of unknown type, such as one a panic was given, for a
-// line: an error or a Stringer as it describes itself, a string as it is, a
-// number or a boolean as Go writes it.
+// line: an error as it describes itself, a string as it is, a number or a
+// boolean as Go writes it. It does not call String methods, as fmt does: a
+// call through an interface keeps every type's String method in the wasm,
+// time.Time's (and with it all of time's formatting) among them.
 func Value(v any) string {
 	switch v := v.(type) {
 	case nil:
 		return "<nil>"
 	case error:
 		return v.Error()
-	case interface{ String() string }:
-		return v.String()
 	case string:
 		return v
 	case int:
