@@ -5,15 +5,16 @@ package config
 import (
 	"errors"
 	"net/netip"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 )
 
 // Config is the checked configuration.
 type Config struct {
-	MemosURL       *url.URL // base URL of the Memos instance, without a trailing slash
+	MemosURL       *uri.URL // base URL of the Memos instance, without a trailing slash
 	MemosService   string   // name of a service binding used instead of the network
 	AllowedOrigins []string // browser origins allowed besides the request's own host
 	AllowedHosts   []string // host names the gateway answers to (DNS-rebinding guard); empty = any
@@ -89,26 +90,25 @@ func Load(getenv func(string) string, hasBinding func(string) bool) (Config, err
 // any host: only its path prefix matters, and it may be left unset. The
 // messages never quote the value: they reach /healthz, and an instance's
 // private address is not for every caller to read.
-func memosURL(raw string, allowHTTP bool) (*url.URL, error) {
+func memosURL(raw string, allowHTTP bool) (*uri.URL, error) {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
 		return nil, nil
 	}
-	u, err := url.Parse(raw)
+	u, err := uri.Parse(raw)
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return nil, errors.New("MEMOS_URL is not an absolute http(s) URL: give the base URL of your instance, with https")
 	}
 	// An empty query or fragment ("…/?", "…#") counts too: the tools'
 	// paths would be appended after it.
-	if u.User != nil || strings.ContainsAny(raw, "?#") {
+	if u.HasUser || strings.ContainsAny(raw, "?#") {
 		return nil, errors.New("MEMOS_URL must not carry credentials, a query or a fragment")
 	}
 	if u.Scheme == "http" && !allowHTTP && !isLoopback(u.Hostname()) {
 		return nil, errors.New("MEMOS_URL uses plain http to a non-loopback host: use https, or set MEMOS_ALLOW_HTTP=true for development")
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
-	u.RawPath = ""
-	return u, nil
+	return &u, nil
 }
 
 // MinOAuthSecretLen is the shortest OAUTH_SECRET accepted.

@@ -5,13 +5,13 @@ import (
 	"encoding/base64"
 	"errors"
 	"net/netip"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
 
@@ -60,8 +60,8 @@ func (s *Server) lookupClient(ctx context.Context, id string) (client, error) {
 // without fragment or credentials, https, or http to a loopback host (native
 // apps, RFC 8252).
 func redirectAllowed(u string) bool {
-	p, err := url.Parse(u)
-	if err != nil || len(u) > maxURILen || p.Host == "" || p.Fragment != "" || strings.Contains(u, "#") || p.User != nil {
+	p, err := uri.Parse(u)
+	if err != nil || len(u) > maxURILen || p.Host == "" || p.Fragment != "" || strings.Contains(u, "#") || p.HasUser {
 		return false
 	}
 	return p.Scheme == "https" || p.Scheme == "http" && isLoopback(p.Hostname())
@@ -71,8 +71,8 @@ func redirectAllowed(u string) bool {
 // URL: https with a path, on a public host name (loopback http only when
 // allowed, for tests).
 func (s *Server) documentURL(id string) bool {
-	p, err := url.Parse(id)
-	if err != nil || len(id) > maxURILen || p.Host == "" || p.User != nil || p.Fragment != "" || strings.Contains(id, "#") || p.Path == "" || p.Path == "/" {
+	p, err := uri.Parse(id)
+	if err != nil || len(id) > maxURILen || p.Host == "" || p.HasUser || p.Fragment != "" || strings.Contains(id, "#") || p.Path == "" || p.Path == "/" {
 		return false
 	}
 	if p.Scheme == "http" && s.opts.AllowLoopbackClients && isLoopback(p.Hostname()) {
@@ -237,7 +237,7 @@ func (s *Server) registration(req *web.Request, c client) []byte {
 // authenticateClient finds the client of a token or revocation request and
 // checks its credentials: HTTP Basic, or client_id and client_secret in the
 // form; a public client sends its client_id only.
-func (s *Server) authenticateClient(ctx context.Context, req *web.Request, form url.Values) (client, *web.Response) {
+func (s *Server) authenticateClient(ctx context.Context, req *web.Request, form uri.Values) (client, *web.Response) {
 	id, secret := form.Get("client_id"), form.Get("client_secret")
 	if h := req.Header.Get("authorization"); len(h) > 6 && strings.EqualFold(h[:6], "basic ") {
 		raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(h[6:]))
@@ -245,8 +245,8 @@ func (s *Server) authenticateClient(ctx context.Context, req *web.Request, form 
 		if err != nil || !ok {
 			return client{}, oauthError(401, "invalid_client", "the Basic credentials are malformed")
 		}
-		id, _ = url.QueryUnescape(user)
-		secret, _ = url.QueryUnescape(pass)
+		id, _ = uri.QueryUnescape(user)
+		secret, _ = uri.QueryUnescape(pass)
 	}
 	if id == "" {
 		return client{}, oauthError(401, "invalid_client", "client_id is missing")

@@ -2,13 +2,13 @@ package upstream
 
 import (
 	"errors"
-	"net/url"
 	"strconv"
 	"strings"
 	"unicode"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 )
 
 // apiRoot is the part of every route template that resource names leave out.
@@ -71,7 +71,7 @@ func buildPath(segs []segment, values map[string]any) (string, error) {
 			return "", err
 		}
 		raw.WriteString(id)
-		escaped.WriteString(url.PathEscape(id))
+		escaped.WriteString(uri.PathEscape(id))
 	}
 	return escaped.String(), nil
 }
@@ -128,9 +128,9 @@ func buildQuery(t *registry.Tool, values map[string]any) (string, error) {
 		} else {
 			b.WriteByte('&')
 		}
-		b.WriteString(url.QueryEscape(p.Name))
+		b.WriteString(uri.QueryEscape(p.Name))
 		b.WriteByte('=')
-		b.WriteString(url.QueryEscape(str))
+		b.WriteString(uri.QueryEscape(str))
 	}
 	return b.String(), nil
 }

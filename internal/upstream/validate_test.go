@@ -2,7 +2,6 @@ package upstream
 
 import (
 	"context"
-	"net/url"
 	"runtime"
 	"strings"
 	"sync"
@@ -12,6 +11,7 @@ import (
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 	"github.com/tidwall/gjson"
 )
@@ -59,8 +59,8 @@ func (f *fakeDoer) requests() []*web.Request {
 const testBase = "https://memos.example.com"
 
 func testConfig() config.Config {
-	u, _ := url.Parse(testBase)
-	return config.Config{MemosURL: u, MaxRespBytes: 1 << 20, Timeout: 5 * time.Second}
+	u, _ := uri.Parse(testBase)
+	return config.Config{MemosURL: &u, MaxRespBytes: 1 << 20, Timeout: 5 * time.Second}
 }
 
 // call runs a tool against doer and returns the result's text and isError.
