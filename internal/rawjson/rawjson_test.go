@@ -111,6 +111,9 @@ func check(t *testing.T, s string) {
 	if diff := cmp.Diff(reference(t, s), decode(v)); diff != "" {
 		t.Errorf("Parse(%q) (-encoding/json +rawjson):\n%s", s, diff)
 	}
+	if got, want := v.String(), gjson.Parse(s).String(); got != want && !v.IsObject() && !v.IsArray() {
+		t.Errorf("Parse(%q).String() = %q, gjson's %q", s, got, want)
+	}
 	// Member look-ups agree with gjson's, the reader the gateway used before.
 	v.ForEach(func(k, e Value) bool {
 		if v.IsObject() {
@@ -185,8 +188,8 @@ func TestScalars(t *testing.T) {
 		i        int64
 		b        bool
 	}{
-		{`"x"`, "x", 0, false}, {`12`, "12", 12, false}, {`-3.9`, "-3.9", -3, false}, {`1e3`, "1e3", 1000, false},
-		{`1e300`, "1e300", 0, false}, {`true`, "true", 0, true}, {`false`, "false", 0, false}, {`null`, "", 0, false},
+		{`"x"`, "x", 0, false}, {`12`, "12", 12, false}, {`-3.9`, "-3.9", -3, false}, {`1e3`, "1000", 1000, false},
+		{`1.50`, "1.5", 1, false}, {`-0`, "-0", 0, false}, {`1e400`, "+Inf", 0, false}, {`true`, "true", 0, true}, {`false`, "false", 0, false}, {`null`, "", 0, false},
 		{`{"a":1}`, `{"a":1}`, 0, false}, {``, "", 0, false},
 	} {
 		v := Parse(tc.doc)

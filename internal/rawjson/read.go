@@ -62,14 +62,24 @@ func (v Value) IsArray() bool  { return v.Kind == Array }
 // Bool reports whether v is true.
 func (v Value) Bool() bool { return v.Kind == True }
 
-// String returns a string's value, "" for null or nothing, and the JSON text
-// of any other value.
+// String returns a string's value, "" for null or nothing, a number as an
+// integer's digits or else in Go's shortest decimal form (1e3 is "1000",
+// as gjson spells it), and the JSON text of any other value.
 func (v Value) String() string {
 	switch v.Kind {
 	case Null:
 		return ""
 	case String:
 		return v.Str
+	case Number:
+		start := 0
+		if v.Raw[0] == '-' {
+			start = 1
+		}
+		if digits(v.Raw, start) != len(v.Raw) {
+			f, _ := strconv.ParseFloat(v.Raw, 64)
+			return strconv.FormatFloat(f, 'f', -1, 64)
+		}
 	}
 	return v.Raw
 }
