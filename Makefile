@@ -12,13 +12,15 @@ MEMOS_BIN := $(MEMOS_CACHE)/memos-$(MEMOS_VERSION)
 export MEMOS_BIN
 
 # Fuzz targets as package:Target; `make fuzz` runs each for FUZZTIME.
-FUZZ_TARGETS := ./internal/mcp:FuzzServe ./internal/mcp:FuzzDecodeHeaderValue \
+FUZZ_TARGETS := ./internal/rawjson:FuzzValue ./internal/rawjson:FuzzAppendString \
+	./internal/uri:FuzzParse ./internal/uri:FuzzQuery \
+	./internal/mcp:FuzzServe ./internal/mcp:FuzzDecodeHeaderValue \
 	./internal/jsonrpc:FuzzTooDeep ./internal/jsonrpc:FuzzDecode \
 	./internal/upstream:FuzzPathArguments ./internal/upstream:FuzzNormalize \
 	./internal/schema:FuzzAgainstReference ./internal/schema:FuzzIsIntegral
 FUZZTIME ?= 30s
 
-.PHONY: help generate build dev test fuzz size deploy memos clean
+.PHONY: help generate build dev test fuzz size wasmsize deploy memos clean
 
 help: ## list the targets
 	@awk -F ':.*## ' '/^[a-z-]+:.*## / { printf "  %-10s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -75,6 +77,10 @@ bench: node_modules/.package-lock.json build memos ## measure the Worker against
 
 size: node_modules/.package-lock.json build ## report the upload size from wrangler deploy --dry-run
 	$(WRANGLER) deploy --dry-run --outdir build/dry-run
+
+wasmsize: generate ## build the wasm with its function names and list what each Go package adds to it
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -o build/app.named.wasm .
+	$(GO) run ./test/wasmsize build/app.named.wasm
 
 deploy: node_modules/.package-lock.json ## deploy with wrangler (runs make build itself)
 	$(WRANGLER) deploy

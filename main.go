@@ -5,10 +5,11 @@ package main
 
 import (
 	"errors"
-	"log"
+	"os"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/bridge"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/mcp"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/oauth"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
@@ -21,6 +22,7 @@ import (
 const version = "0.1.0"
 
 func main() {
+	logline.SetOutput(bridge.LogWriter())
 	cfg, cfgErr := config.Load(bridge.Getenv, bridge.HasBinding)
 	// The owner's choice of tools (READ_ONLY, TOOLS); a bad entry is a
 	// configuration problem like any other.
@@ -28,7 +30,7 @@ func main() {
 	selection, selectErr := registry.Select(choice.ReadOnly, choice.Entries)
 	cfgErr = errors.Join(cfgErr, choiceErr, selectErr)
 	if cfgErr != nil {
-		log.Printf("configuration: %v", cfgErr)
+		logline.Print("configuration: ", cfgErr.Error())
 	}
 	if len(cfg.AllowedHosts) == 0 {
 		cfg.AllowedHosts = bridge.DefaultHosts()
@@ -46,7 +48,7 @@ func main() {
 	if cfg.OAuthSecret != "" {
 		keys, err := seal.New(cfg.OAuthSecret, cfg.OAuthSecretPrevious)
 		if err != nil {
-			log.Fatal(err) // config.Load checked the lengths already
+			fatal(err) // config.Load checked the lengths already
 		}
 		o := oauth.New(oauth.Options{
 			Keys: keys, Memos: tools, Fetch: bridge.Fetcher{MaxBytes: oauth.DocumentMaxBytes},
@@ -67,5 +69,11 @@ func main() {
 		WasmMemoryBytes: bridge.WasmMemoryBytes,
 		AccessLog:       bridge.LogWriter(),
 	})
-	log.Fatal(bridge.Serve(h, cfg.MaxBodyBytes))
+	fatal(bridge.Serve(h, cfg.MaxBodyBytes))
+}
+
+// fatal logs err and ends the program, as log.Fatal would.
+func fatal(err error) {
+	logline.Print(logline.Value(err))
+	os.Exit(1)
 }

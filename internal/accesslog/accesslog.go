@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tidwall/gjson"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 )
 
 // Outcomes of a request.
@@ -109,7 +109,7 @@ func (e *Entry) Write(w io.Writer, status int) {
 	}
 	b := make([]byte, 0, 192)
 	b = append(b, `{"msg":"request","path":`...)
-	b = gjson.AppendJSONString(b, e.path)
+	b = rawjson.AppendString(b, e.path)
 	b = append(b, `,"status":`...)
 	b = strconv.AppendInt(b, int64(status), 10)
 	b = appendField(b, "era", e.era)
@@ -133,5 +133,5 @@ func appendField(b []byte, name, value string) []byte {
 	b = append(b, `,"`...)
 	b = append(b, name...)
 	b = append(b, `":`...)
-	return gjson.AppendJSONString(b, value)
+	return rawjson.AppendString(b, value)
 }

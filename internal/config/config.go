@@ -4,17 +4,17 @@ package config
 
 import (
 	"errors"
-	"fmt"
 	"net/netip"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 )
 
 // Config is the checked configuration.
 type Config struct {
-	MemosURL       *url.URL // base URL of the Memos instance, without a trailing slash
+	MemosURL       *uri.URL // base URL of the Memos instance, without a trailing slash
 	MemosService   string   // name of a service binding used instead of the network
 	AllowedOrigins []string // browser origins allowed besides the request's own host
 	AllowedHosts   []string // host names the gateway answers to (DNS-rebinding guard); empty = any
@@ -59,7 +59,7 @@ func Load(getenv func(string) string, hasBinding func(string) bool) (Config, err
 		errs = append(errs, err)
 	}
 	if c.MemosService != "" && !hasBinding(c.MemosService) {
-		errs = append(errs, fmt.Errorf("MEMOS_SERVICE names %q, but the Worker has no service binding of that name", c.MemosService))
+		errs = append(errs, errors.New("MEMOS_SERVICE names "+strconv.Quote(c.MemosService)+", but the Worker has no service binding of that name"))
 	}
 	if c.MemosURL == nil && c.MemosService == "" && err == nil {
 		errs = append(errs, errors.New("MEMOS_URL is not set: set it to your Memos instance's URL, e.g. https://memos.example.com"))
@@ -90,26 +90,25 @@ func Load(getenv func(string) string, hasBinding func(string) bool) (Config, err
 // any host: only its path prefix matters, and it may be left unset. The
 // messages never quote the value: they reach /healthz, and an instance's
 // private address is not for every caller to read.
-func memosURL(raw string, allowHTTP bool) (*url.URL, error) {
+func memosURL(raw string, allowHTTP bool) (*uri.URL, error) {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
 		return nil, nil
 	}
-	u, err := url.Parse(raw)
+	u, err := uri.Parse(raw)
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return nil, errors.New("MEMOS_URL is not an absolute http(s) URL: give the base URL of your instance, with https")
 	}
 	// An empty query or fragment ("…/?", "…#") counts too: the tools'
 	// paths would be appended after it.
-	if u.User != nil || strings.ContainsAny(raw, "?#") {
+	if u.HasUser || strings.ContainsAny(raw, "?#") {
 		return nil, errors.New("MEMOS_URL must not carry credentials, a query or a fragment")
 	}
 	if u.Scheme == "http" && !allowHTTP && !isLoopback(u.Hostname()) {
 		return nil, errors.New("MEMOS_URL uses plain http to a non-loopback host: use https, or set MEMOS_ALLOW_HTTP=true for development")
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
-	u.RawPath = ""
-	return u, nil
+	return &u, nil
 }
 
 // MinOAuthSecretLen is the shortest OAUTH_SECRET accepted.
@@ -144,7 +143,7 @@ func boolean(getenv func(string) string, name string, def bool) (bool, error) {
 	case "false", "0", "no":
 		return false, nil
 	}
-	return def, fmt.Errorf("%s must be true or false", name)
+	return def, errors.New(name + " must be true or false")
 }
 
 // isLoopback reports whether host is localhost or a loopback address.
@@ -163,7 +162,7 @@ func positive(getenv func(string) string, name string, def int) (int, error) {
 	}
 	n, err := strconv.Atoi(raw)
 	if err != nil || n <= 0 {
-		return def, fmt.Errorf("%s %q is not a positive integer", name, raw)
+		return def, errors.New(name + " " + strconv.Quote(raw) + " is not a positive integer")
 	}
 	return n, nil
 }
@@ -195,7 +194,7 @@ func LoadToolChoice(getenv func(string) string) (ToolChoice, error) {
 	}
 	readOnly, err := strconv.ParseBool(raw)
 	if err != nil {
-		return c, fmt.Errorf("READ_ONLY %q is not true or false", raw)
+		return c, errors.New("READ_ONLY " + strconv.Quote(raw) + " is not true or false")
 	}
 	c.ReadOnly = readOnly
 	return c, nil

@@ -3,6 +3,7 @@ package jsonrpc
 import (
 	"testing"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/tidwall/gjson"
 )
 
@@ -49,7 +50,7 @@ func FuzzDecode(f *testing.F) {
 		if !gjson.ValidBytes(b) {
 			return
 		}
-		v := gjson.ParseBytes(b)
+		v := rawjson.ParseBytes(b)
 		m, id, err := Decode(v)
 		if err != nil {
 			if id != nil && !gjson.ValidBytes(id) {

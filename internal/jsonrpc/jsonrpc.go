@@ -5,7 +5,7 @@ package jsonrpc
 import (
 	"strconv"
 
-	"github.com/tidwall/gjson"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 )
 
 // Standard error codes.
@@ -30,7 +30,7 @@ func (e *Error) Error() string { return e.Message }
 type Message struct {
 	ID     []byte // raw JSON id (string or number); nil for a notification
 	Method string
-	Params gjson.Result // the params member; !Exists() when absent
+	Params rawjson.Value // the params member; !Exists() when absent
 }
 
 // IsNotification reports whether m expects no response.
@@ -38,23 +38,23 @@ func (m *Message) IsNotification() bool { return m.ID == nil }
 
 // Decode parses one message from raw, which must be valid JSON. A non-nil
 // error carries the id when one could be read, so the reply can echo it.
-func Decode(raw gjson.Result) (Message, []byte, *Error) {
+func Decode(raw rawjson.Value) (Message, []byte, *Error) {
 	var m Message
 	if !raw.IsObject() {
 		return m, nil, &Error{Code: CodeInvalidRequest, Message: "invalid request: a JSON-RPC message must be an object"}
 	}
 	var id []byte
 	if v := raw.Get("id"); v.Exists() {
-		if v.Type != gjson.String && v.Type != gjson.Number {
+		if v.Kind != rawjson.String && v.Kind != rawjson.Number {
 			return m, nil, &Error{Code: CodeInvalidRequest, Message: "invalid request: id must be a string or a number"}
 		}
 		id = []byte(v.Raw)
 	}
-	if v := raw.Get("jsonrpc"); v.Type != gjson.String || v.Str != "2.0" {
+	if v := raw.Get("jsonrpc"); v.Kind != rawjson.String || v.Str != "2.0" {
 		return m, id, &Error{Code: CodeInvalidRequest, Message: `invalid request: "jsonrpc" must be "2.0"`}
 	}
 	method := raw.Get("method")
-	if method.Type != gjson.String {
+	if method.Kind != rawjson.String {
 		if id != nil && (raw.Get("result").Exists() || raw.Get("error").Exists()) {
 			return m, id, &Error{Code: CodeInvalidRequest, Message: "invalid request: this server sends no requests, so it takes no responses"}
 		}
@@ -85,7 +85,7 @@ func ErrorResponse(id []byte, e *Error) []byte {
 	b = append(b, `,"error":{"code":`...)
 	b = strconv.AppendInt(b, int64(e.Code), 10)
 	b = append(b, `,"message":`...)
-	b = gjson.AppendJSONString(b, e.Message)
+	b = rawjson.AppendString(b, e.Message)
 	if e.Data != nil {
 		b = append(b, `,"data":`...)
 		b = append(b, e.Data...)

@@ -3,6 +3,7 @@ package jsonrpc
 import (
 	"testing"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/tidwall/gjson"
 )
 
@@ -26,7 +27,7 @@ func TestDecode(t *testing.T) {
 		{name: "array", in: `[1]`, errCode: CodeInvalidRequest},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m, id, err := Decode(gjson.Parse(tc.in))
+			m, id, err := Decode(rawjson.Parse(tc.in))
 			if tc.errCode != 0 {
 				if err == nil || err.Code != tc.errCode || string(id) != tc.errID {
 					t.Fatalf("got error %v id %q, want code %d id %q", err, id, tc.errCode, tc.errID)

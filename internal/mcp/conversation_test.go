@@ -11,10 +11,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 	"github.com/tidwall/gjson"
 	"golang.org/x/tools/txtar"
-
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
 
 // fakeTools is a two-tool surface: "echo" answers its arguments, any other
@@ -25,7 +25,7 @@ func (fakeTools) ListJSON() []byte {
 	return []byte(`[{"name":"echo","description":"Echo.","inputSchema":{"type":"object"},"outputSchema":{"type":"object"}}]`)
 }
 
-func (fakeTools) Call(_ context.Context, name string, args gjson.Result, auth string) ([]byte, bool) {
+func (fakeTools) Call(_ context.Context, name string, args rawjson.Value, auth string) ([]byte, bool) {
 	if name != "echo" {
 		return nil, false
 	}
@@ -143,7 +143,7 @@ func normalJSON(t *testing.T, b []byte) any {
 // panicTools fails inside a tool, as a bug would.
 type panicTools struct{ fakeTools }
 
-func (panicTools) Call(context.Context, string, gjson.Result, string) ([]byte, bool) {
+func (panicTools) Call(context.Context, string, rawjson.Value, string) ([]byte, bool) {
 	panic("bug in a tool")
 }
 

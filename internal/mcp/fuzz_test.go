@@ -8,10 +8,10 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 	"github.com/tidwall/gjson"
 	"golang.org/x/tools/txtar"
-
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
 
 // FuzzServe drives the whole endpoint with arbitrary bodies and MCP headers.
@@ -89,7 +89,7 @@ type countingTools struct {
 	calls atomic.Int64
 }
 
-func (c *countingTools) Call(ctx context.Context, name string, args gjson.Result, auth string) ([]byte, bool) {
+func (c *countingTools) Call(ctx context.Context, name string, args rawjson.Value, auth string) ([]byte, bool) {
 	c.calls.Add(1)
 	return c.Tools.Call(ctx, name, args, auth)
 }

@@ -5,7 +5,6 @@ package mcp
 
 import (
 	"context"
-	"log"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,8 +13,9 @@ import (
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/accesslog"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/jsonrpc"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
-	"github.com/tidwall/gjson"
 )
 
 // Meta keys of 2026-07-28 requests and results.
@@ -66,7 +66,7 @@ type Tools interface {
 	ListJSON() []byte
 	// Call runs the named tool and returns a CallToolResult object as JSON.
 	// ok is false when no tool has that name.
-	Call(ctx context.Context, name string, args gjson.Result, authorization string) (result []byte, ok bool)
+	Call(ctx context.Context, name string, args rawjson.Value, authorization string) (result []byte, ok bool)
 }
 
 // Handler answers POST requests at the MCP endpoint. It holds no per-client
@@ -106,15 +106,16 @@ func grantOf(ctx context.Context) *grant {
 func NewHandler(opts Options) *Handler {
 	h := &Handler{opts: opts}
 	info := []byte(`{"name":`)
-	info = gjson.AppendJSONString(info, opts.Name)
+	info = rawjson.AppendString(info, opts.Name)
 	info = append(info, `,"version":`...)
-	info = gjson.AppendJSONString(info, opts.Version)
+	info = rawjson.AppendString(info, opts.Version)
 	h.serverInfo = append(info, '}')
 	h.fullNames = sync.OnceValue(func() map[string]bool {
 		names := map[string]bool{}
-		for _, n := range gjson.GetBytes(opts.Tools.ListJSON(), "#.name").Array() {
-			names[n.Str] = true
-		}
+		rawjson.ParseBytes(opts.Tools.ListJSON()).ForEach(func(_, tool rawjson.Value) bool {
+			names[tool.Get("name").Str] = true
+			return true
+		})
 		return names
 	})
 	return h
@@ -163,11 +164,11 @@ func (h *Handler) Serve(ctx context.Context, req *web.Request) *web.Response {
 	if refusal := h.checkBody(req, header); refusal != nil {
 		return refusal
 	}
-	if !utf8.Valid(req.Body) || !gjson.ValidBytes(req.Body) {
+	if !utf8.Valid(req.Body) || !rawjson.ValidBytes(req.Body) {
 		accesslog.From(ctx).SetOutcome(accesslog.ProtocolError)
 		return jsonResponse(400, header, jsonrpc.ErrorResponse(nil, &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "parse error: the body is not valid JSON (UTF-8)"}))
 	}
-	body := gjson.ParseBytes(req.Body)
+	body := rawjson.ParseBytes(req.Body)
 	var r reply
 	if body.IsArray() {
 		r = h.serveBatch(ctx, req, body)
@@ -208,15 +209,15 @@ func withAuthorization(req *web.Request, authorization string) *web.Request {
 // allow. A batch of notifications only is answered with no body. Messages
 // are served in order until the answer passes MaxResponseBytes or the
 // client is gone; the rest get an error each.
-func (h *Handler) serveBatch(ctx context.Context, req *web.Request, batch gjson.Result) reply {
+func (h *Handler) serveBatch(ctx context.Context, req *web.Request, batch rawjson.Value) reply {
 	v := req.Header.Get("mcp-protocol-version")
 	if v == "" {
 		v = versionNoHeader
 	}
 	// Count before anything is decoded: a 1 MB body holds 300,000 empty
-	// objects, and gjson's Array would allocate a Result for each.
+	// objects, and Array would allocate a Value for each.
 	items, calls := 0, 0
-	batch.ForEach(func(_, item gjson.Result) bool {
+	batch.ForEach(func(_, item rawjson.Value) bool {
 		items++
 		if item.Get("method").Str == "tools/call" {
 			calls++
@@ -267,7 +268,7 @@ func (h *Handler) serveBatch(ctx context.Context, req *web.Request, batch gjson.
 }
 
 // serveOne answers one message of a request body.
-func (h *Handler) serveOne(ctx context.Context, req *web.Request, raw gjson.Result, inBatch bool) (r reply) {
+func (h *Handler) serveOne(ctx context.Context, req *web.Request, raw rawjson.Value, inBatch bool) (r reply) {
 	msg, id, rpcErr := jsonrpc.Decode(raw)
 	if rpcErr != nil {
 		return reply{400, jsonrpc.ErrorResponse(id, rpcErr)}
@@ -281,7 +282,7 @@ func (h *Handler) serveOne(ctx context.Context, req *web.Request, raw gjson.Resu
 		// A bug below must cost one answer, never the Go instance that
 		// serves every request of the isolate.
 		if p := recover(); p != nil {
-			log.Printf("panic serving %s: %v", msg.Method, p)
+			logline.Print("panic serving ", msg.Method, ": ", logline.Value(p))
 			status := 200
 			if c.modern {
 				status = 500
@@ -289,9 +290,9 @@ func (h *Handler) serveOne(ctx context.Context, req *web.Request, raw gjson.Resu
 			r = h.fail(c, status, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal error"})
 		}
 	}()
-	meta := msg.Params.Get(gjson.Escape("_meta"))
+	meta := msg.Params.Get("_meta")
 	headerVersion := strings.TrimSpace(req.Header.Get("mcp-protocol-version"))
-	if (meta.Get(gjson.Escape(metaProtocolVersion)).Exists() || headerVersion == Version2026) && !inBatch {
+	if (meta.Get(metaProtocolVersion).Exists() || headerVersion == Version2026) && !inBatch {
 		c.modern = true
 		if r, ok := h.checkModern(c, meta, headerVersion); !ok {
 			return r
@@ -313,9 +314,9 @@ func (h *Handler) serveOne(ctx context.Context, req *web.Request, raw gjson.Resu
 // checkModern applies the 2026-07-28 request checks in the order the
 // specification gives: _meta fields, header agreement, version support,
 // method header.
-func (h *Handler) checkModern(c *call, meta gjson.Result, headerVersion string) (reply, bool) {
-	version := meta.Get(gjson.Escape(metaProtocolVersion))
-	if !meta.IsObject() || version.Type != gjson.String || !meta.Get(gjson.Escape(metaClientCaps)).IsObject() {
+func (h *Handler) checkModern(c *call, meta rawjson.Value, headerVersion string) (reply, bool) {
+	version := meta.Get(metaProtocolVersion)
+	if !meta.IsObject() || version.Kind != rawjson.String || !meta.Get(metaClientCaps).IsObject() {
 		return h.fail(c, 400, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
 			Message: "invalid params: _meta must carry " + metaProtocolVersion + " (string) and " + metaClientCaps + " (object)"}), false
 	}
@@ -326,7 +327,7 @@ func (h *Handler) checkModern(c *call, meta gjson.Result, headerVersion string) 
 	}
 	if c.version != Version2026 {
 		data := []byte(`{"supported":` + supportedJSON + `,"requested":`)
-		data = append(gjson.AppendJSONString(data, c.version), '}')
+		data = append(rawjson.AppendString(data, c.version), '}')
 		return h.fail(c, 400, &jsonrpc.Error{Code: codeUnsupportedVersion,
 			Message: "unsupported protocol version " + quote(c.version), Data: data}), false
 	}
@@ -386,4 +387,4 @@ func jsonResponse(status int, header web.Header, body []byte) *web.Response {
 	return &web.Response{Status: status, Header: header, Body: body}
 }
 
-func quote(s string) string { return string(gjson.AppendJSONString(nil, s)) }
+func quote(s string) string { return string(rawjson.AppendString(nil, s)) }

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/jsonrpc"
-	"github.com/tidwall/gjson"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 )
 
 // listTTLMillis is how long clients may cache tools/list and
@@ -60,7 +60,7 @@ func (h *Handler) modernResult(result []byte) []byte {
 
 func (h *Handler) initializeResult(requested string) []byte {
 	b := []byte(`{"protocolVersion":`)
-	b = gjson.AppendJSONString(b, negotiate(requested))
+	b = rawjson.AppendString(b, negotiate(requested))
 	b = append(b, `,"capabilities":{"tools":{}},"serverInfo":`...)
 	b = append(b, h.serverInfo...)
 	return append(b, '}')
@@ -96,7 +96,7 @@ func (h *Handler) toolsList(ctx context.Context, modern bool) []byte {
 // that goes wrong inside a known tool is a result with isError set.
 func (h *Handler) toolsCall(ctx context.Context, c *call) reply {
 	name := c.msg.Params.Get("name")
-	if name.Type != gjson.String {
+	if name.Kind != rawjson.String {
 		return h.fail(c, h.paramsStatus(c), &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: `invalid params: "name" must be a string`})
 	}
 	args := c.msg.Params.Get("arguments")

@@ -5,8 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tidwall/gjson"
-
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
 
@@ -15,7 +14,7 @@ import (
 type readOnlyTools struct{}
 
 func (readOnlyTools) ListJSON() []byte { return []byte(`[]`) }
-func (readOnlyTools) Call(context.Context, string, gjson.Result, string) ([]byte, bool) {
+func (readOnlyTools) Call(context.Context, string, rawjson.Value, string) ([]byte, bool) {
 	return nil, false
 }
 

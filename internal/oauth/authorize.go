@@ -5,12 +5,12 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
-	"log"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
 
@@ -29,7 +29,7 @@ const defaultTokenDays = 90
 func (s *Server) authorize(ctx context.Context, req *web.Request) *web.Response {
 	switch req.Method {
 	case "GET":
-		q, _ := url.ParseQuery(query(req.URL))
+		q, _ := uri.ParseQuery(query(req.URL))
 		return s.consentRequest(ctx, req, q)
 	case "POST":
 		return s.consentAnswer(ctx, req)
@@ -40,7 +40,7 @@ func (s *Server) authorize(ctx context.Context, req *web.Request) *web.Response 
 // consentRequest checks an authorization request and shows the consent
 // page. Until the client and its redirect URI are known good, problems are
 // shown to the person; after that they go back to the client.
-func (s *Server) consentRequest(ctx context.Context, req *web.Request, q url.Values) *web.Response {
+func (s *Server) consentRequest(ctx context.Context, req *web.Request, q uri.Values) *web.Response {
 	c, err := s.lookupClient(ctx, q.Get("client_id"))
 	if err != nil {
 		return errorPage(400, "The app that sent you here is not known to this server: "+err.Error()+". Go back to the app and connect again.")
@@ -53,7 +53,7 @@ func (s *Server) consentRequest(ctx context.Context, req *web.Request, q url.Val
 		return errorPage(400, "The app asked to return to an address it did not register. Go back to the app and connect again.")
 	}
 	back := func(code, description string) *web.Response {
-		return redirectTo(redirect, url.Values{"error": {code}, "error_description": {description}, "state": {q.Get("state")}, "iss": {origin(req)}})
+		return redirectTo(redirect, uri.Values{"error": {code}, "error_description": {description}, "state": {q.Get("state")}, "iss": {origin(req)}})
 	}
 	scope := q.Get("scope")
 	switch {
@@ -94,7 +94,7 @@ func (s *Server) consentAnswer(ctx context.Context, req *web.Request) *web.Respo
 	if req.BodyTooLarge {
 		return errorPage(413, "The form is too large.")
 	}
-	form, err := url.ParseQuery(string(req.Body))
+	form, err := uri.ParseQuery(string(req.Body))
 	if err != nil {
 		return errorPage(400, "The form could not be read.")
 	}
@@ -108,7 +108,7 @@ func (s *Server) consentAnswer(ctx context.Context, req *web.Request) *web.Respo
 	}
 	iss := origin(req)
 	if form.Get("decision") != "allow" {
-		return redirectTo(r.Redirect, url.Values{"error": {"access_denied"}, "error_description": {"the person declined"}, "state": {r.State}, "iss": {iss}})
+		return redirectTo(r.Redirect, uri.Values{"error": {"access_denied"}, "error_description": {"the person declined"}, "state": {r.State}, "iss": {iss}})
 	}
 	scope := ScopeRead
 	if form.Get("access") == "write" && hasScope(r.Scope, ScopeWrite) {
@@ -124,13 +124,13 @@ func (s *Server) consentAnswer(ctx context.Context, req *web.Request) *web.Respo
 		Token: token, TokenName: name, Scope: scope, Client: clientRef(r.ClientID), Resource: r.Resource,
 		Redirect: r.Redirect, Challenge: r.Challenge,
 	}, codeTTL)
-	return redirectTo(r.Redirect, url.Values{"code": {code}, "state": {r.State}, "iss": {iss}})
+	return redirectTo(r.Redirect, uri.Values{"code": {code}, "state": {r.State}, "iss": {iss}})
 }
 
 // memosToken gets the Memos token the grant will carry: a pasted one, or a
 // new one created after signing in with the username and password. It is
 // checked against Memos either way. problem, when set, is for the person.
-func (s *Server) memosToken(ctx context.Context, form url.Values, clientName string) (token, name, problem string) {
+func (s *Server) memosToken(ctx context.Context, form uri.Values, clientName string) (token, name, problem string) {
 	if token = strings.TrimSpace(form.Get("token")); token == "" {
 		username, password := strings.TrimSpace(form.Get("username")), form.Get("password")
 		if username == "" || password == "" {
@@ -163,7 +163,7 @@ func memosProblem(err error, refused string) string {
 	if refusedByMemos(err) {
 		return refused
 	}
-	log.Printf("consent: %v", err)
+	logline.Print("consent: ", err.Error())
 	return "Memos could not be reached to check this: " + err.Error()
 }
 
@@ -175,7 +175,7 @@ func refusedByMemos(err error) bool {
 }
 
 // redirectTo sends the browser back to the client with params.
-func redirectTo(target string, params url.Values) *web.Response {
+func redirectTo(target string, params uri.Values) *web.Response {
 	for k, v := range params {
 		if len(v) == 0 || v[0] == "" {
 			delete(params, k)

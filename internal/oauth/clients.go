@@ -5,14 +5,14 @@ import (
 	"encoding/base64"
 	"errors"
 	"net/netip"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
-	"github.com/tidwall/gjson"
 )
 
 // client is a client the server knows: registered here (DCR, its
@@ -60,8 +60,8 @@ func (s *Server) lookupClient(ctx context.Context, id string) (client, error) {
 // without fragment or credentials, https, or http to a loopback host (native
 // apps, RFC 8252).
 func redirectAllowed(u string) bool {
-	p, err := url.Parse(u)
-	if err != nil || len(u) > maxURILen || p.Host == "" || p.Fragment != "" || strings.Contains(u, "#") || p.User != nil {
+	p, err := uri.Parse(u)
+	if err != nil || len(u) > maxURILen || p.Host == "" || p.Fragment != "" || strings.Contains(u, "#") || p.HasUser {
 		return false
 	}
 	return p.Scheme == "https" || p.Scheme == "http" && isLoopback(p.Hostname())
@@ -71,8 +71,8 @@ func redirectAllowed(u string) bool {
 // URL: https with a path, on a public host name (loopback http only when
 // allowed, for tests).
 func (s *Server) documentURL(id string) bool {
-	p, err := url.Parse(id)
-	if err != nil || len(id) > maxURILen || p.Host == "" || p.User != nil || p.Fragment != "" || strings.Contains(id, "#") || p.Path == "" || p.Path == "/" {
+	p, err := uri.Parse(id)
+	if err != nil || len(id) > maxURILen || p.Host == "" || p.HasUser || p.Fragment != "" || strings.Contains(id, "#") || p.Path == "" || p.Path == "/" {
 		return false
 	}
 	if p.Scheme == "http" && s.opts.AllowLoopbackClients && isLoopback(p.Hostname()) {
@@ -122,10 +122,10 @@ func (s *Server) fetchClient(ctx context.Context, id string) (client, error) {
 	if err != nil { // Fetch refuses documents over DocumentMaxBytes
 		return client{}, errors.New("its client ID metadata document could not be fetched")
 	}
-	if resp.Status != 200 || !gjson.ValidBytes(resp.Body) {
+	if resp.Status != 200 || !rawjson.ValidBytes(resp.Body) {
 		return client{}, errors.New("its client ID metadata document is not a JSON document answered with 200")
 	}
-	doc := gjson.ParseBytes(resp.Body)
+	doc := rawjson.ParseBytes(resp.Body)
 	if doc.Get("client_id").Str != id {
 		return client{}, errors.New("its client ID metadata document names another client_id")
 	}
@@ -170,10 +170,10 @@ func (s *Server) register(req *web.Request) *web.Response {
 	if req.Method != "POST" {
 		return oauthError(405, "invalid_request", "register a client with POST")
 	}
-	if req.BodyTooLarge || !gjson.ValidBytes(req.Body) {
+	if req.BodyTooLarge || !rawjson.ValidBytes(req.Body) {
 		return withCORS(oauthError(400, "invalid_client_metadata", "the registration must be a JSON object within the body limit"))
 	}
-	doc := gjson.ParseBytes(req.Body)
+	doc := rawjson.ParseBytes(req.Body)
 	c := client{Name: doc.Get("client_name").Str, AuthMethod: doc.Get("token_endpoint_auth_method").Str}
 	if c.AuthMethod == "" {
 		c.AuthMethod = "client_secret_basic" // RFC 7591's default
@@ -237,7 +237,7 @@ func (s *Server) registration(req *web.Request, c client) []byte {
 // authenticateClient finds the client of a token or revocation request and
 // checks its credentials: HTTP Basic, or client_id and client_secret in the
 // form; a public client sends its client_id only.
-func (s *Server) authenticateClient(ctx context.Context, req *web.Request, form url.Values) (client, *web.Response) {
+func (s *Server) authenticateClient(ctx context.Context, req *web.Request, form uri.Values) (client, *web.Response) {
 	id, secret := form.Get("client_id"), form.Get("client_secret")
 	if h := req.Header.Get("authorization"); len(h) > 6 && strings.EqualFold(h[:6], "basic ") {
 		raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(h[6:]))
@@ -245,8 +245,8 @@ func (s *Server) authenticateClient(ctx context.Context, req *web.Request, form 
 		if err != nil || !ok {
 			return client{}, oauthError(401, "invalid_client", "the Basic credentials are malformed")
 		}
-		id, _ = url.QueryUnescape(user)
-		secret, _ = url.QueryUnescape(pass)
+		id, _ = uri.QueryUnescape(user)
+		secret, _ = uri.QueryUnescape(pass)
 	}
 	if id == "" {
 		return client{}, oauthError(401, "invalid_client", "client_id is missing")

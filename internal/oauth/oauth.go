@@ -13,9 +13,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/seal"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
-	"github.com/tidwall/gjson"
 )
 
 // Scopes. A read-and-write grant holds both.
@@ -192,9 +192,9 @@ func jsonResponse(status int, body []byte) *web.Response {
 // oauthError answers with an OAuth error object (RFC 6749 section 5.2).
 func oauthError(status int, code, description string) *web.Response {
 	b := []byte(`{"error":`)
-	b = gjson.AppendJSONString(b, code)
+	b = rawjson.AppendString(b, code)
 	b = append(b, `,"error_description":`...)
-	b = gjson.AppendJSONString(b, description)
+	b = rawjson.AppendString(b, description)
 	resp := jsonResponse(status, append(b, '}'))
 	if status == 401 {
 		resp.Header["www-authenticate"] = `Basic realm="token"`
@@ -203,4 +203,4 @@ func oauthError(status int, code, description string) *web.Response {
 }
 
 // quote writes s as a JSON string.
-func quote(s string) string { return string(gjson.AppendJSONString(nil, s)) }
+func quote(s string) string { return string(rawjson.AppendString(nil, s)) }

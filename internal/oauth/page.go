@@ -4,10 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"html"
-	"net/url"
 	"strconv"
 	"strings"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
 
@@ -68,7 +68,7 @@ func (s *Server) consentPage(req *web.Request, pending, clientName, redirect, sc
 	if name == "" {
 		name = "An app"
 	}
-	target, _ := url.Parse(redirect)
+	target, _ := uri.Parse(redirect)
 	var b strings.Builder
 	b.WriteString(`<h1>Allow <strong>` + esc(name) + `</strong> to use your Memos?</h1>`)
 	b.WriteString(`<p>It will read` + map[bool]string{true: " and write", false: ""}[hasScope(scope, ScopeWrite)] +

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tidwall/gjson"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 )
 
 // record is what the sealed artefacts carry, as a flat JSON object of
@@ -55,8 +55,8 @@ func (r *record) encode() []byte {
 		if len(b) > 1 {
 			b = append(b, ',')
 		}
-		b = append(gjson.AppendJSONString(b, f.key), ':')
-		b = gjson.AppendJSONString(b, *f.val)
+		b = append(rawjson.AppendString(b, f.key), ':')
+		b = rawjson.AppendString(b, *f.val)
 	}
 	if len(r.Redirects) > 0 {
 		if len(b) > 1 {
@@ -67,7 +67,7 @@ func (r *record) encode() []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = gjson.AppendJSONString(b, u)
+			b = rawjson.AppendString(b, u)
 		}
 		b = append(b, ']')
 	}
@@ -76,7 +76,7 @@ func (r *record) encode() []byte {
 
 func decodeRecord(b []byte) record {
 	var r record
-	doc := gjson.ParseBytes(b)
+	doc := rawjson.ParseBytes(b)
 	for _, f := range r.fields() {
 		*f.val = doc.Get(f.key).Str
 	}

@@ -6,11 +6,11 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
-	"log"
-	"net/url"
 	"strconv"
 	"strings"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
 
@@ -35,7 +35,7 @@ func (s *Server) token(ctx context.Context, req *web.Request) *web.Response {
 
 // exchangeCode turns a code into tokens, once per isolate, for the client
 // it was issued to, with the verifier of its challenge.
-func (s *Server) exchangeCode(c client, form url.Values) *web.Response {
+func (s *Server) exchangeCode(c client, form uri.Values) *web.Response {
 	code := form.Get("code")
 	r, refusal := s.openGrant(purposeCode, codePrefix, "code", code, c, form)
 	switch {
@@ -53,7 +53,7 @@ func (s *Server) exchangeCode(c client, form url.Values) *web.Response {
 
 // refresh issues new tokens for a refresh token, after checking that the
 // Memos token inside still works: deleting it in Memos ends the grant.
-func (s *Server) refresh(ctx context.Context, c client, form url.Values) *web.Response {
+func (s *Server) refresh(ctx context.Context, c client, form uri.Values) *web.Response {
 	old := form.Get("refresh_token")
 	r, refusal := s.openGrant(purposeRefresh, refreshPrefix, "refresh token", old, c, form)
 	if refusal != nil {
@@ -71,7 +71,7 @@ func (s *Server) refresh(ctx context.Context, c client, form url.Values) *web.Re
 		if refusedByMemos(err) {
 			return oauthError(400, "invalid_grant", "the Memos access token behind this grant was deleted or has expired: connect again")
 		}
-		log.Printf("token refresh: %v", err)
+		logline.Print("token refresh: ", err.Error())
 		return oauthError(503, "temporarily_unavailable", "Memos could not be reached to check the grant")
 	}
 	if !s.spent.spend(old, s.opts.Now().Add(refreshTTL), s.opts.Now()) {
@@ -83,7 +83,7 @@ func (s *Server) refresh(ctx context.Context, c client, form url.Values) *web.Re
 // openGrant opens a code or a refresh token (what names it for messages)
 // presented by client c, and checks it was issued to c for the resource the
 // form asks for, if it asks.
-func (s *Server) openGrant(purpose, prefix, what, text string, c client, form url.Values) (record, *web.Response) {
+func (s *Server) openGrant(purpose, prefix, what, text string, c client, form uri.Values) (record, *web.Response) {
 	r, err := s.open(purpose, prefix, text)
 	switch {
 	case err != nil:
@@ -121,7 +121,7 @@ func (s *Server) revoke(ctx context.Context, req *web.Request) *web.Response {
 	}
 	if err == nil && r.Client == clientRef(c.ID) && r.TokenName != "" {
 		if err := s.opts.Memos.DeleteToken(ctx, r.Token, r.TokenName); err != nil {
-			log.Printf("revocation: deleting the Memos token: %v", err)
+			logline.Print("revocation: deleting the Memos token: ", err.Error())
 			return withCORS(oauthError(503, "temporarily_unavailable", "Memos could not be reached to delete the token"))
 		}
 	}
@@ -131,7 +131,7 @@ func (s *Server) revoke(ctx context.Context, req *web.Request) *web.Response {
 // clientRequest reads the form of a POST by a client to the token or the
 // revocation endpoint and authenticates the client; refusal, when set, is
 // the answer (a CORS preflight included).
-func (s *Server) clientRequest(ctx context.Context, req *web.Request) (client, url.Values, *web.Response) {
+func (s *Server) clientRequest(ctx context.Context, req *web.Request) (client, uri.Values, *web.Response) {
 	if req.Method == "OPTIONS" {
 		return client{}, nil, preflight()
 	}
@@ -150,14 +150,14 @@ func (s *Server) clientRequest(ctx context.Context, req *web.Request) (client, u
 }
 
 // readForm reads a form-encoded POST body.
-func readForm(req *web.Request) (url.Values, *web.Response) {
+func readForm(req *web.Request) (uri.Values, *web.Response) {
 	if req.BodyTooLarge {
 		return nil, oauthError(413, "invalid_request", "the request body is too large")
 	}
 	if ct, _, _ := strings.Cut(req.Header.Get("content-type"), ";"); strings.TrimSpace(strings.ToLower(ct)) != "application/x-www-form-urlencoded" {
 		return nil, oauthError(400, "invalid_request", "send the parameters as application/x-www-form-urlencoded")
 	}
-	form, err := url.ParseQuery(string(req.Body))
+	form, err := uri.ParseQuery(string(req.Body))
 	if err != nil {
 		return nil, oauthError(400, "invalid_request", "the form cannot be parsed")
 	}

@@ -2,7 +2,7 @@ package registry
 
 import (
 	"errors"
-	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -35,7 +35,7 @@ func Select(readOnly bool, entries []string) (*Selection, error) {
 	for _, e := range entries {
 		name, removing := strings.CutPrefix(e, "-")
 		if !matchesAny(name) {
-			errs = append(errs, fmt.Errorf("TOOLS entry %q matches no tool: use a tool name or the start of names, such as memo_ (tools/list shows the names)", e))
+			errs = append(errs, errors.New("TOOLS entry "+strconv.Quote(e)+" matches no tool: use a tool name or the start of names, such as memo_ (tools/list shows the names)"))
 			continue
 		}
 		if removing {

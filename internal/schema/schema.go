@@ -10,12 +10,12 @@
 package schema
 
 import (
-	"encoding/json"
-	"fmt"
+	"errors"
 	"slices"
+	"strconv"
 	"strings"
 
-	"github.com/tidwall/gjson"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 )
 
 // Schema is a compiled schema, safe for concurrent use.
@@ -31,7 +31,7 @@ type node struct {
 	closed   bool  // additionalProperties: false
 	extra    *node // additionalProperties as a schema
 	items    *node
-	enum     []any // allowed values: string, json.Number, bool or nil
+	enum     []any // allowed values: string, rawjson.Numeral, bool or nil
 	minProps int   // -1 when absent
 	ref      *node // the target of $ref, resolved at compile time
 }
@@ -41,10 +41,10 @@ var annotations = []string{"description", "title", "format", "contentEncoding", 
 
 // Compile compiles a schema document.
 func Compile(doc string) (*Schema, error) {
-	if !gjson.Valid(doc) {
-		return nil, fmt.Errorf("schema is not valid JSON")
+	if !rawjson.Valid(doc) {
+		return nil, errors.New("schema is not valid JSON")
 	}
-	c := &compiler{root: gjson.Parse(doc), defs: map[string]*node{}}
+	c := &compiler{root: rawjson.Parse(doc), defs: map[string]*node{}}
 	n, err := c.compile(c.root, "#")
 	if err != nil {
 		return nil, err
@@ -53,40 +53,40 @@ func Compile(doc string) (*Schema, error) {
 }
 
 type compiler struct {
-	root gjson.Result
+	root rawjson.Value
 	defs map[string]*node // compiled $defs, by name (filled before their bodies, for cycles)
 }
 
-func (c *compiler) compile(s gjson.Result, at string) (*node, error) {
+func (c *compiler) compile(s rawjson.Value, at string) (*node, error) {
 	if !s.IsObject() {
-		return nil, fmt.Errorf("%s: a schema must be an object", at)
+		return nil, errors.New(at + ": a schema must be an object")
 	}
 	n := &node{minProps: -1}
 	var err error
-	s.ForEach(func(k, v gjson.Result) bool {
+	s.ForEach(func(k, v rawjson.Value) bool {
 		key := k.Str
 		switch key {
 		case "type":
-			if v.Type == gjson.String {
+			if v.Kind == rawjson.String {
 				n.types = []string{v.Str}
 			} else if v.IsArray() {
-				v.ForEach(func(_, t gjson.Result) bool { n.types = append(n.types, t.Str); return true })
+				v.ForEach(func(_, t rawjson.Value) bool { n.types = append(n.types, t.Str); return true })
 			} else {
-				err = fmt.Errorf("%s: type must be a string or an array", at)
+				err = errors.New(at + ": type must be a string or an array")
 			}
 		case "properties":
 			n.props = map[string]*node{}
-			v.ForEach(func(name, sub gjson.Result) bool {
+			v.ForEach(func(name, sub rawjson.Value) bool {
 				n.props[name.Str], err = c.compile(sub, at+"/properties/"+name.Str)
 				return err == nil
 			})
 		case "required":
-			v.ForEach(func(_, name gjson.Result) bool { n.required = append(n.required, name.Str); return true })
+			v.ForEach(func(_, name rawjson.Value) bool { n.required = append(n.required, name.Str); return true })
 		case "additionalProperties":
 			switch {
-			case v.Type == gjson.False:
+			case v.Kind == rawjson.False:
 				n.closed = true
-			case v.Type == gjson.True:
+			case v.Kind == rawjson.True:
 			default:
 				n.extra, err = c.compile(v, at+"/additionalProperties")
 			}
@@ -94,18 +94,18 @@ func (c *compiler) compile(s gjson.Result, at string) (*node, error) {
 			n.items, err = c.compile(v, at+"/items")
 		case "enum":
 			n.enum = []any{}
-			v.ForEach(func(_, e gjson.Result) bool {
-				switch e.Type {
-				case gjson.String:
+			v.ForEach(func(_, e rawjson.Value) bool {
+				switch e.Kind {
+				case rawjson.String:
 					n.enum = append(n.enum, e.Str)
-				case gjson.Number:
-					n.enum = append(n.enum, json.Number(e.Raw))
-				case gjson.True, gjson.False:
+				case rawjson.Number:
+					n.enum = append(n.enum, rawjson.Numeral(e.Raw))
+				case rawjson.True, rawjson.False:
 					n.enum = append(n.enum, e.Bool())
-				case gjson.Null:
+				case rawjson.Null:
 					n.enum = append(n.enum, nil)
 				default:
-					err = fmt.Errorf("%s: enum values must be scalars", at)
+					err = errors.New(at + ": enum values must be scalars")
 				}
 				return err == nil
 			})
@@ -115,7 +115,7 @@ func (c *compiler) compile(s gjson.Result, at string) (*node, error) {
 			n.ref, err = c.resolve(v.Str)
 		default:
 			if !slices.Contains(annotations, key) {
-				err = fmt.Errorf("%s: keyword %q is not supported", at, key)
+				err = errors.New(at + ": keyword " + strconv.Quote(key) + " is not supported")
 			}
 		}
 		return err == nil
@@ -127,14 +127,14 @@ func (c *compiler) compile(s gjson.Result, at string) (*node, error) {
 func (c *compiler) resolve(ref string) (*node, error) {
 	name, ok := strings.CutPrefix(ref, "#/$defs/")
 	if !ok {
-		return nil, fmt.Errorf("reference %q is not local to $defs", ref)
+		return nil, errors.New("reference " + strconv.Quote(ref) + " is not local to $defs")
 	}
 	if n, ok := c.defs[name]; ok {
 		return n, nil
 	}
-	def := c.root.Get(`\$defs`).Get(gjson.Escape(name))
+	def := c.root.Get("$defs").Get(name)
 	if !def.Exists() {
-		return nil, fmt.Errorf("reference %q names no definition", ref)
+		return nil, errors.New("reference " + strconv.Quote(ref) + " names no definition")
 	}
 	n := &node{minProps: -1}
 	c.defs[name] = n // before compiling the body, so that a cycle ends here

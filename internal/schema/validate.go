@@ -1,11 +1,12 @@
 package schema
 
 import (
-	"encoding/json"
 	"errors"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 )
 
 // Kinds of violation, in the order a caller should fix them.
@@ -38,7 +39,7 @@ func (a *violation) before(b *violation) bool {
 }
 
 // Validate checks v, a decoded JSON value (map[string]any, []any, string,
-// json.Number, bool or nil), and returns the one violation a caller should
+// rawjson.Numeral, bool or nil), and returns the one violation a caller should
 // fix first: the shallowest, and among those a missing argument before an
 // unknown one, before a wrong type, before a wrong value. It keeps only the
 // best violation found so far and does not descend below it, so a value
@@ -154,7 +155,7 @@ func hasType(v any, t string) bool {
 		return t == "boolean"
 	case nil:
 		return t == "null"
-	case json.Number:
+	case rawjson.Numeral:
 		return t == "number" || t == "integer" && isIntegral(string(v))
 	}
 	return false
@@ -186,8 +187,8 @@ func isIntegral(num string) bool {
 
 // equal compares decoded JSON scalars; numbers by value.
 func equal(a, b any) bool {
-	an, aNum := a.(json.Number)
-	bn, bNum := b.(json.Number)
+	an, aNum := a.(rawjson.Numeral)
+	bn, bNum := b.(rawjson.Numeral)
 	if aNum || bNum {
 		if !aNum || !bNum {
 			return false
@@ -207,7 +208,7 @@ func literal(v any) string {
 	switch v := v.(type) {
 	case string:
 		return strconv.Quote(v)
-	case json.Number:
+	case rawjson.Numeral:
 		return string(v)
 	case bool:
 		return strconv.FormatBool(v)

@@ -6,7 +6,6 @@ package server
 import (
 	"context"
 	"io"
-	"log"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -18,9 +17,10 @@ import (
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/accesslog"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/jsonrpc"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/upstream"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
-	"github.com/tidwall/gjson"
 )
 
 // Options configure a Server.
@@ -78,7 +78,7 @@ func (s *Server) Serve(ctx context.Context, req *web.Request) (resp *web.Respons
 	ctx, entry := accesslog.Start(ctx, logPath)
 	defer func() {
 		if r := recover(); r != nil {
-			log.Printf("panic serving %s %s: %v", req.Method, path, r)
+			logline.Print("panic serving ", req.Method, " ", path, ": ", logline.Value(r))
 			resp = errorJSON(500, "internal error")
 		}
 		if s.opts.AccessLog != nil {
@@ -136,7 +136,7 @@ func (s *Server) health(ctx context.Context) *web.Response {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = gjson.AppendJSONString(b, e)
+			b = rawjson.AppendString(b, e)
 		}
 		b = append(b, ']')
 	case probe.Problem != "":
@@ -159,7 +159,7 @@ func (s *Server) health(ctx context.Context) *web.Response {
 	}
 	b = append(b, '}')
 	b = append(b, `,"registry":{"memosVersion":`...)
-	b = gjson.AppendJSONString(b, s.opts.MemosVersion)
+	b = rawjson.AppendString(b, s.opts.MemosVersion)
 	b = append(b, `,"tools":`...)
 	b = strconv.AppendInt(b, int64(s.opts.ToolCount), 10)
 	b = append(b, `},"instance":{"id":"`...)
@@ -213,21 +213,21 @@ func appendStatus(b []byte, st upstream.Status) []byte {
 	}
 	if st.MemosVersion != "" {
 		b = append(b, `,"memosVersion":`...)
-		b = gjson.AppendJSONString(b, st.MemosVersion)
+		b = rawjson.AppendString(b, st.MemosVersion)
 	}
 	if st.Problem != "" {
 		b = append(b, `,"problem":`...)
-		b = gjson.AppendJSONString(b, st.Problem)
+		b = rawjson.AppendString(b, st.Problem)
 	}
 	if st.Warning != "" {
 		b = append(b, `,"warning":`...)
-		b = gjson.AppendJSONString(b, st.Warning)
+		b = rawjson.AppendString(b, st.Warning)
 	}
 	return b
 }
 
 func errorJSON(status int, msg string) *web.Response {
-	b := append(gjson.AppendJSONString([]byte(`{"error":`), msg), '}')
+	b := append(rawjson.AppendString([]byte(`{"error":`), msg), '}')
 	return &web.Response{Status: status, Header: web.Header{"content-type": "application/json"}, Body: b}
 }
 
@@ -251,7 +251,7 @@ func hostAllowed(allowed []string, host string) bool {
 // refuseHost answers a request for a host not served; at /mcp as a
 // JSON-RPC error, which is what MCP clients read.
 func refuseHost(path, host string) *web.Response {
-	msg := "forbidden: this endpoint does not answer to host " + string(gjson.AppendJSONString(nil, host)) + " (see ALLOWED_HOSTS)"
+	msg := "forbidden: this endpoint does not answer to host " + string(rawjson.AppendString(nil, host)) + " (see ALLOWED_HOSTS)"
 	if path != "/mcp" {
 		return errorJSON(403, msg)
 	}

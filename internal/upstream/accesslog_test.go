@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/accesslog"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
+	"github.com/tidwall/gjson"
 )
 
 // A tool call records its tool, Memos' status and its outcome, and never an
@@ -38,7 +38,7 @@ func TestCallAccessLog(t *testing.T) {
 					return nil, ctx.Err()
 				}
 			}
-			New(testConfig(), doer).Call(ctx, "memo_get_memo", gjson.Parse(tc.args), "Bearer secret-token")
+			New(testConfig(), doer).Call(ctx, "memo_get_memo", rawjson.Parse(tc.args), "Bearer secret-token")
 			var buf bytes.Buffer
 			entry.Write(&buf, 200)
 			line := buf.String()

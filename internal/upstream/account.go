@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
-	"github.com/tidwall/gjson"
 )
 
 // The calls below serve the consent step of the gateway's authorization
@@ -27,15 +27,15 @@ func (refusedError) Refused() bool { return true }
 // short-lived access token it issues and the user's resource name.
 func (c *Client) SignIn(ctx context.Context, username, password string) (token, user string, err error) {
 	body := []byte(`{"passwordCredentials":{"username":`)
-	body = gjson.AppendJSONString(body, username)
+	body = rawjson.AppendString(body, username)
 	body = append(body, `,"password":`...)
-	body = gjson.AppendJSONString(body, password)
+	body = rawjson.AppendString(body, password)
 	body = append(body, "}}"...)
 	r, err := c.account(ctx, "POST", "/api/v1/auth/signin", "", body)
 	if err != nil {
 		return "", "", err
 	}
-	token, user = r.Get("accessToken").Str, r.Get("user.name").Str
+	token, user = r.Get("accessToken").Str, r.Get("user").Get("name").Str
 	if token == "" || user == "" {
 		return "", "", errors.New("Memos answered the sign-in without a token")
 	}
@@ -48,7 +48,7 @@ func (c *Client) SignIn(ctx context.Context, username, password string) (token, 
 // days 0 means it never expires.
 func (c *Client) CreateToken(ctx context.Context, bearer, user, description string, days int) (token, name string, err error) {
 	body := []byte(`{"description":`)
-	body = gjson.AppendJSONString(body, description)
+	body = rawjson.AppendString(body, description)
 	body = append(body, `,"expiresInDays":`...)
 	body = strconv.AppendInt(body, int64(days), 10)
 	body = append(body, '}')
@@ -56,7 +56,7 @@ func (c *Client) CreateToken(ctx context.Context, bearer, user, description stri
 	if err != nil {
 		return "", "", err
 	}
-	token, name = r.Get("token").Str, r.Get("personalAccessToken.name").Str
+	token, name = r.Get("token").Str, r.Get("personalAccessToken").Get("name").Str
 	if token == "" || name == "" {
 		return "", "", errors.New("Memos answered without the new token")
 	}
@@ -70,7 +70,7 @@ func (c *Client) CurrentUser(ctx context.Context, token string) (string, error) 
 	if err != nil {
 		return "", err
 	}
-	user := r.Get("user.name").Str
+	user := r.Get("user").Get("name").Str
 	if user == "" {
 		return "", ErrBadCredentials
 	}
@@ -96,9 +96,9 @@ func (c *Client) InstanceName() string {
 // account sends one request of the calls above and returns its JSON answer.
 // A 400, 401 or 403 is ErrBadCredentials; any other failure is explained as
 // a tool call's would be.
-func (c *Client) account(ctx context.Context, method, path, bearer string, body []byte) (gjson.Result, error) {
+func (c *Client) account(ctx context.Context, method, path, bearer string, body []byte) (rawjson.Value, error) {
 	if strings.Contains(path, "..") || strings.ContainsAny(path, "?#") {
-		return gjson.Result{}, errors.New("not a Memos resource name")
+		return rawjson.Value{}, errors.New("not a Memos resource name")
 	}
 	callCtx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
@@ -113,19 +113,19 @@ func (c *Client) account(ctx context.Context, method, path, bearer string, body 
 	}
 	resp, err := c.doer.Do(callCtx, req)
 	if err != nil {
-		return gjson.Result{}, errors.New(c.failure(ctx, callCtx, err))
+		return rawjson.Value{}, errors.New(c.failure(ctx, callCtx, err))
 	}
 	switch {
 	case resp.Status == 400 || resp.Status == 401 || resp.Status == 403:
-		return gjson.Result{}, ErrBadCredentials
+		return rawjson.Value{}, ErrBadCredentials
 	case resp.Status < 200 || resp.Status > 299:
 		msg, _ := c.refusal(resp)
-		return gjson.Result{}, errors.New(msg)
+		return rawjson.Value{}, errors.New(msg)
 	case len(resp.Body) == 0:
-		return gjson.Result{}, nil
-	case !gjson.ValidBytes(resp.Body):
+		return rawjson.Value{}, nil
+	case !rawjson.ValidBytes(resp.Body):
 		msg, _ := c.notJSON(resp)
-		return gjson.Result{}, errors.New(msg)
+		return rawjson.Value{}, errors.New(msg)
 	}
-	return gjson.ParseBytes(resp.Body), nil
+	return rawjson.ParseBytes(resp.Body), nil
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 	"github.com/tidwall/gjson"
 )
@@ -26,7 +27,7 @@ const benchMemo = `{"name": "memos/7dWjQzK3mGsEKdKtcqKqBz", "state": "NORMAL", "
 
 func benchmarkCall(b *testing.B, tool, args, answer string) {
 	c := New(testConfig(), cannedDoer{&web.Response{Status: 200, Header: web.Header{"content-type": "application/json"}, Body: []byte(answer)}})
-	a := gjson.Parse(args)
+	a := rawjson.Parse(args)
 	ctx := context.Background()
 	if res, _ := c.Call(ctx, tool, a, "Bearer memos_pat_x"); gjson.GetBytes(res, "isError").Bool() {
 		b.Fatalf("tool error: %s", res)

@@ -2,13 +2,14 @@ package upstream
 
 import (
 	"context"
-	"log"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
-	"github.com/tidwall/gjson"
 )
 
 // probeTimeout bounds the health check's upstream request.
@@ -62,7 +63,7 @@ func (c *Client) Probe(ctx context.Context) Status {
 	c.addAccess(header)
 	resp, err := c.doer.Do(probeCtx, &web.Request{Method: "GET", URL: c.endpoint(profilePath), Header: header})
 	if err != nil {
-		log.Printf("health check: GET %s: %v", profilePath, err)
+		logline.Print("health check: GET ", profilePath, ": ", err.Error())
 		return Status{Problem: c.failure(ctx, probeCtx, err)}
 	}
 	s := Status{Reachable: true, HTTPStatus: resp.Status}
@@ -70,15 +71,15 @@ func (c *Client) Probe(ctx context.Context) Status {
 	switch {
 	case resp.Status != 200:
 		s.Problem, detail = c.refusal(resp)
-	case !gjson.ValidBytes(resp.Body) || !strings.HasPrefix(resp.Header.Get("content-type"), "application/json"):
+	case !rawjson.ValidBytes(resp.Body) || !strings.HasPrefix(resp.Header.Get("content-type"), "application/json"):
 		s.Problem, detail = c.notJSON(resp)
 	default:
-		s.MemosVersion = gjson.GetBytes(resp.Body, "version").String()
+		s.MemosVersion = rawjson.ParseBytes(resp.Body).Get("version").String()
 		s.Warning = VersionWarning(s.MemosVersion)
 		c.version.note(s.MemosVersion)
 	}
 	if detail != "" {
-		log.Printf("health check: GET %s: HTTP %d: %s", profilePath, resp.Status, detail)
+		logline.Print("health check: GET ", profilePath, ": HTTP ", strconv.Itoa(resp.Status), ": ", detail)
 	}
 	return s
 }

@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tidwall/gjson"
-
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
+	"github.com/tidwall/gjson"
 )
 
 // A 404 from an instance of another release than the registry's says so,
@@ -37,7 +37,7 @@ func TestReleaseMismatchOn404(t *testing.T) {
 				}
 				return &web.Response{Status: tc.status, Header: h, Body: []byte(notFound)}, nil
 			}}
-			res, ok := New(testConfig(), doer).Call(context.Background(), "shortcut_list_shortcuts", gjson.Parse(`{"user":"alice"}`), "Bearer t")
+			res, ok := New(testConfig(), doer).Call(context.Background(), "shortcut_list_shortcuts", rawjson.Parse(`{"user":"alice"}`), "Bearer t")
 			r := gjson.ParseBytes(res)
 			text := r.Get("content.0.text").Str
 			if !ok || !r.Get("isError").Bool() {
@@ -72,7 +72,7 @@ func TestServeSelection(t *testing.T) {
 		{"auth_get_current_user", `{}`, false},
 		{"no_such_tool", `{}`, false},
 	} {
-		if _, ok := c.Call(context.Background(), tc.tool, gjson.Parse(tc.args), "Bearer t"); ok != tc.known {
+		if _, ok := c.Call(context.Background(), tc.tool, rawjson.Parse(tc.args), "Bearer t"); ok != tc.known {
 			t.Errorf("%s: known=%t, want %t", tc.tool, ok, tc.known)
 		}
 	}

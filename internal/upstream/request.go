@@ -1,15 +1,14 @@
 package upstream
 
 import (
-	"encoding/json"
-	"fmt"
-	"net/url"
+	"errors"
 	"strconv"
 	"strings"
 	"unicode"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
-	"github.com/tidwall/gjson"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 )
 
 // apiRoot is the part of every route template that resource names leave out.
@@ -60,11 +59,11 @@ func buildPath(segs []segment, values map[string]any) (string, error) {
 		}
 		v, ok := values[s.param]
 		if !ok {
-			return "", fmt.Errorf("missing required argument %q", s.param)
+			return "", errors.New("missing required argument " + strconv.Quote(s.param))
 		}
 		str, ok := primitive(v)
 		if !ok {
-			return "", fmt.Errorf("argument %q must be a string", s.param)
+			return "", errors.New("argument " + strconv.Quote(s.param) + " must be a string")
 		}
 		parent := strings.TrimPrefix(raw.String(), apiRoot)
 		id, err := pathID(s.param, str, parent)
@@ -72,7 +71,7 @@ func buildPath(segs []segment, values map[string]any) (string, error) {
 			return "", err
 		}
 		raw.WriteString(id)
-		escaped.WriteString(url.PathEscape(id))
+		escaped.WriteString(uri.PathEscape(id))
 	}
 	return escaped.String(), nil
 }
@@ -86,15 +85,15 @@ func pathID(name, value, parent string) (string, error) {
 	}
 	switch {
 	case id == "":
-		return "", fmt.Errorf("argument %q must not be empty", name)
+		return "", errors.New("argument " + strconv.Quote(name) + " must not be empty")
 	case strings.ContainsRune(id, '/'):
-		return "", fmt.Errorf("argument %q must be an id or a resource name of the form %s<id>", name, parent)
+		return "", errors.New("argument " + strconv.Quote(name) + " must be an id or a resource name of the form " + parent + "<id>")
 	case id == "." || id == "..":
-		return "", fmt.Errorf("argument %q must be an id, not %q", name, id)
+		return "", errors.New("argument " + strconv.Quote(name) + " must be an id, not " + strconv.Quote(id))
 	}
 	for _, r := range id {
 		if !idRune(r) {
-			return "", fmt.Errorf("argument %q must not contain %s: ids are letters, digits, '-', '_', '.', '~' and '@'", name, strconv.QuoteRune(r))
+			return "", errors.New("argument " + strconv.Quote(name) + " must not contain " + strconv.QuoteRune(r) + ": ids are letters, digits, '-', '_', '.', '~' and '@'")
 		}
 	}
 	return id, nil
@@ -122,16 +121,16 @@ func buildQuery(t *registry.Tool, values map[string]any) (string, error) {
 		}
 		str, ok := primitive(v)
 		if !ok {
-			return "", fmt.Errorf("argument %q must be a string, number or boolean", p.Name)
+			return "", errors.New("argument " + strconv.Quote(p.Name) + " must be a string, number or boolean")
 		}
 		if b.Len() == 0 {
 			b.WriteByte('?')
 		} else {
 			b.WriteByte('&')
 		}
-		b.WriteString(url.QueryEscape(p.Name))
+		b.WriteString(uri.QueryEscape(p.Name))
 		b.WriteByte('=')
-		b.WriteString(url.QueryEscape(str))
+		b.WriteString(uri.QueryEscape(str))
 	}
 	return b.String(), nil
 }
@@ -144,7 +143,7 @@ func primitive(v any) (string, bool) {
 		return v, true
 	case bool:
 		return strconv.FormatBool(v), true
-	case json.Number:
+	case rawjson.Numeral:
 		return formatNumber(string(v)), true
 	}
 	return "", false
@@ -172,7 +171,7 @@ const maskParam = "updateMask"
 // not recognise, and the change is silently dropped. So a message field
 // present in the body is always named in the mask, and when that makes a
 // mask necessary, it lists every key of the body.
-func updateMask(given string, body gjson.Result, fields, messages []string) (string, bool, error) {
+func updateMask(given string, body rawjson.Value, fields, messages []string) (string, bool, error) {
 	var mask []string
 	add := func(path string) {
 		for _, m := range mask {
@@ -194,7 +193,7 @@ func updateMask(given string, body gjson.Result, fields, messages []string) (str
 		add(path)
 	}
 	var keys, needed []string
-	body.ForEach(func(k, _ gjson.Result) bool {
+	body.ForEach(func(k, _ rawjson.Value) bool {
 		key := snakeCase(k.Str)
 		keys = append(keys, key)
 		for _, m := range messages {
@@ -224,7 +223,7 @@ func maskPath(part string, fields []string) (string, error) {
 	for i, r := range part {
 		ok := 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || i > 0 && ('0' <= r && r <= '9' || r == '_' || r == '.')
 		if !ok {
-			return "", fmt.Errorf("updateMask entry %q is not a field name: list field names separated by commas, e.g. content,visibility", part)
+			return "", errors.New("updateMask entry " + strconv.Quote(part) + " is not a field name: list field names separated by commas, e.g. content,visibility")
 		}
 	}
 	path := snakeCase(part)
@@ -237,7 +236,7 @@ func maskPath(part string, fields []string) (string, error) {
 			return path, nil
 		}
 	}
-	return "", fmt.Errorf("updateMask field %q cannot be updated: use fields of body (%s)", part, strings.Join(fields, ", "))
+	return "", errors.New("updateMask field " + strconv.Quote(part) + " cannot be updated: use fields of body (" + strings.Join(fields, ", ") + ")")
 }
 
 // snakeCase turns a camelCase field name into the snake_case of its proto

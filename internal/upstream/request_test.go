@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 	"github.com/tidwall/gjson"
 )
@@ -183,7 +184,7 @@ func TestUpdateMask(t *testing.T) {
 		{"given, field absent from the body", "pinned", `{"content":"x"}`, "pinned", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, set, err := updateMask(tc.given, gjson.Parse(tc.body), fields, messages)
+			got, set, err := updateMask(tc.given, rawjson.Parse(tc.body), fields, messages)
 			if err != nil || got != tc.want || set != tc.wantSet {
 				t.Errorf("updateMask(%q, %s) = %q, %v, %v; want %q, %v", tc.given, tc.body, got, set, err, tc.want, tc.wantSet)
 			}
@@ -251,7 +252,7 @@ func TestHeaders(t *testing.T) {
 			}
 			doer := &fakeDoer{}
 			c := New(cfg, doer)
-			c.Call(t.Context(), "memo_get_memo", gjson.Parse(`{"memo":"a"}`), tc.auth)
+			c.Call(t.Context(), "memo_get_memo", rawjson.Parse(`{"memo":"a"}`), tc.auth)
 			reqs := doer.requests()
 			if len(reqs) != 1 {
 				t.Fatalf("%d requests", len(reqs))
@@ -278,7 +279,7 @@ func TestAnonymousBehindAccess(t *testing.T) {
 	for _, auth := range []string{"", "Bearer ", "bearer", "  "} {
 		doer := &fakeDoer{probes: true}
 		c := New(cfg, doer)
-		res, ok := c.Call(t.Context(), "memo_get_memo", gjson.Parse(`{"memo":"a"}`), auth)
+		res, ok := c.Call(t.Context(), "memo_get_memo", rawjson.Parse(`{"memo":"a"}`), auth)
 		text := gjson.GetBytes(res, "content.0.text").Str
 		if !ok || !gjson.GetBytes(res, "isError").Bool() || !strings.Contains(text, "behind Cloudflare Access") || strings.Contains(string(res), "shh") {
 			t.Errorf("call with Authorization %q behind Access: %s", auth, res)
@@ -293,7 +294,7 @@ func TestAnonymousBehindAccess(t *testing.T) {
 func TestEndpointWithoutURL(t *testing.T) {
 	doer := &fakeDoer{}
 	c := New(testConfigWithoutURL(), doer)
-	c.Call(t.Context(), "memo_get_memo", gjson.Parse(`{"memo":"a"}`), "")
+	c.Call(t.Context(), "memo_get_memo", rawjson.Parse(`{"memo":"a"}`), "")
 	if reqs := doer.requests(); len(reqs) != 1 || reqs[0].URL != "https://memos.invalid/api/v1/memos/a" {
 		t.Errorf("requests %v", reqs)
 	}
@@ -318,7 +319,7 @@ func FuzzPathArguments(f *testing.F) {
 		doer := &fakeDoer{}
 		c := New(testConfig(), doer)
 		args := `{"memo":` + string(gjson.AppendJSONString(nil, memo)) + `,"reaction":` + string(gjson.AppendJSONString(nil, reaction)) + `}`
-		c.Call(t.Context(), "memo_delete_memo_reaction", gjson.Parse(args), "")
+		c.Call(t.Context(), "memo_delete_memo_reaction", rawjson.Parse(args), "")
 		reqs := doer.requests()
 		if len(reqs) == 0 {
 			return

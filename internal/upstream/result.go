@@ -5,15 +5,15 @@ import (
 	"encoding/binary"
 	"context"
 	"errors"
-	"log"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/accesslog"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
-	"github.com/tidwall/gjson"
 )
 
 // errInternal is what a caller sees of a fault of the gateway itself; the
@@ -44,14 +44,14 @@ func (c *Client) send(ctx context.Context, t *registry.Tool, req *web.Request, l
 		// The error may quote the URL, whose path carries argument values:
 		// the log gets the route template instead.
 		detail := strings.ReplaceAll(err.Error(), req.URL, c.endpoint(t.Path))
-		log.Printf("tool %s: %s %s: %s", t.Name, t.Method, t.Path, detail)
+		logline.Print("tool ", t.Name, ": ", t.Method, " ", t.Path, ": ", detail)
 		return errorResult(c.failure(ctx, callCtx, err))
 	}
 	entry.SetUpstream(resp.Status)
 	if resp.Status < 200 || resp.Status > 299 {
 		entry.SetOutcome(accesslog.ToolError)
 		msg, detail := c.refusal(resp)
-		log.Printf("tool %s: %s %s: HTTP %d: %s", t.Name, t.Method, t.Path, resp.Status, detail)
+		logline.Print("tool ", t.Name, ": ", t.Method, " ", t.Path, ": HTTP ", strconv.Itoa(resp.Status), ": ", detail)
 		if resp.Status == 404 {
 			learnt()
 			msg += c.version.mismatchNote()
@@ -62,7 +62,7 @@ func (c *Client) send(ctx context.Context, t *registry.Tool, req *web.Request, l
 	if !ok {
 		entry.SetOutcome(accesslog.ToolError)
 		msg, detail := c.notJSON(resp)
-		log.Printf("tool %s: %s %s: HTTP %d: %s", t.Name, t.Method, t.Path, resp.Status, detail)
+		logline.Print("tool ", t.Name, ": ", t.Method, " ", t.Path, ": HTTP ", strconv.Itoa(resp.Status), ": ", detail)
 		return errorResult(msg)
 	}
 	return successResult(obj)
@@ -99,8 +99,8 @@ func (c *Client) refusal(resp *web.Response) (msg, detail string) {
 			"redirect to " + withoutQuery(loc)
 	}
 	body := bytes.TrimSpace(resp.Body)
-	if gjson.ValidBytes(body) && len(body) > 0 {
-		r := gjson.ParseBytes(body)
+	if rawjson.ValidBytes(body) && len(body) > 0 {
+		r := rawjson.ParseBytes(body)
 		text := r.Get("message").Str
 		if text == "" {
 			text = r.Get("error").Str
@@ -218,7 +218,7 @@ func normalize(body []byte) (obj []byte, ok bool) {
 	if len(body) == 0 || string(body) == "null" {
 		return []byte(`{"ok":true}`), true
 	}
-	if !gjson.ValidBytes(body) {
+	if !rawjson.ValidBytes(body) {
 		return nil, false
 	}
 	out := make([]byte, 0, len(body)+12)
@@ -367,6 +367,6 @@ func quoteOrBackslash(b []byte) int {
 // errorResult is a CallToolResult that reports a failure to the model.
 func errorResult(msg string) []byte {
 	b := []byte(`{"content":[{"type":"text","text":`)
-	b = gjson.AppendJSONString(b, msg)
+	b = rawjson.AppendString(b, msg)
 	return append(b, `}],"isError":true}`...)
 }

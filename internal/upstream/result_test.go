@@ -5,11 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -74,7 +75,7 @@ func TestNormalize(t *testing.T) {
 func TestSuccessResult(t *testing.T) {
 	doer := &fakeDoer{resp: &web.Response{Status: 200, Header: web.Header{"content-type": "application/json"},
 		Body: []byte(`{"name": "memos/a", "content": "<b>\"hi\"</b> & more", "location": null}`)}}
-	res, _ := New(testConfig(), doer).Call(t.Context(), "memo_get_memo", gjson.Parse(`{"memo":"a"}`), "")
+	res, _ := New(testConfig(), doer).Call(t.Context(), "memo_get_memo", rawjson.Parse(`{"memo":"a"}`), "")
 	r := gjson.ParseBytes(res)
 	want := `{"name":"memos/a","content":"<b>\"hi\"</b> & more"}`
 	if got := r.Get("structuredContent").Raw; got != want {
@@ -133,7 +134,7 @@ func TestOutputSchemas(t *testing.T) {
 			if !ok {
 				t.Fatal("not JSON")
 			}
-			v, err := decodeValue(gjson.ParseBytes(obj), nil)
+			v, err := decodeValue(rawjson.ParseBytes(obj), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -216,14 +217,14 @@ func TestUpstreamFailures(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var logs bytes.Buffer
-			log.SetOutput(&logs)
-			defer log.SetOutput(log.Writer())
+			logline.SetOutput(&logs)
+			defer logline.SetOutput(nil)
 			cfg := testConfig()
 			if tc.access {
 				cfg.AccessClientID, cfg.AccessClientSecret = "id.access", "access-secret-value"
 			}
 			doer := &fakeDoer{resp: tc.resp, err: tc.err}
-			res, _ := New(cfg, doer).Call(t.Context(), "memo_get_memo", gjson.Parse(`{"memo":"secret-id"}`), "Bearer token-value")
+			res, _ := New(cfg, doer).Call(t.Context(), "memo_get_memo", rawjson.Parse(`{"memo":"secret-id"}`), "Bearer token-value")
 			r := gjson.ParseBytes(res)
 			text := r.Get("content.0.text").String()
 			if !r.Get("isError").Bool() || r.Get("structuredContent").Exists() {
@@ -254,8 +255,8 @@ func TestTimeoutAndCancel(t *testing.T) {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}
-	log.SetOutput(&bytes.Buffer{})
-	defer log.SetOutput(log.Writer())
+	logline.SetOutput(&bytes.Buffer{})
+	defer logline.SetOutput(nil)
 
 	cfg := testConfig()
 	cfg.Timeout = 20 * time.Millisecond
@@ -270,7 +271,7 @@ func TestTimeoutAndCancel(t *testing.T) {
 		cancel()
 		return block(ctx, req)
 	}})
-	res, _ := c.Call(ctx, "memo_get_memo", gjson.Parse(`{"memo":"a"}`), "")
+	res, _ := c.Call(ctx, "memo_get_memo", rawjson.Parse(`{"memo":"a"}`), "")
 	if got := gjson.GetBytes(res, "content.0.text").String(); got != "the call was cancelled before Memos answered" {
 		t.Errorf("cancel: got %q", got)
 	}

@@ -5,16 +5,16 @@ package upstream
 
 import (
 	"context"
-	"log"
 	"strings"
 	"sync"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/accesslog"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/schema"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
-	"github.com/tidwall/gjson"
 )
 
 // Client serves the registry's tools, calling Memos through a web.Doer.
@@ -79,8 +79,8 @@ func (t *tool) prepare() (*prepared, error) {
 // bodyFields lists the top-level fields of a tool's body schema, and those
 // of them that are messages (objects), both in snake_case.
 func bodyFields(schema string) (fields, messages []string) {
-	root := gjson.Parse(schema)
-	root.Get("properties.body.properties").ForEach(func(k, prop gjson.Result) bool {
+	root := rawjson.Parse(schema)
+	root.Get("properties").Get("body").Get("properties").ForEach(func(k, prop rawjson.Value) bool {
 		name := snakeCase(k.Str)
 		fields = append(fields, name)
 		if isObjectSchema(root, prop) {
@@ -91,14 +91,11 @@ func bodyFields(schema string) (fields, messages []string) {
 	return fields, messages
 }
 
-// gjson paths of the $ref and $defs keywords ($ is escaped in gjson paths).
-const refKey, defsKey = `\$ref`, `\$defs`
-
 // isObjectSchema reports whether s (or what its local $ref points at) is an
 // object schema.
-func isObjectSchema(root, s gjson.Result) bool {
+func isObjectSchema(root, s rawjson.Value) bool {
 	for range 8 {
-		ref := s.Get(refKey).Str
+		ref := s.Get("$ref").Str
 		if ref == "" {
 			break
 		}
@@ -106,7 +103,7 @@ func isObjectSchema(root, s gjson.Result) bool {
 		if len(ref) <= len(local) || ref[:len(local)] != local {
 			return false
 		}
-		s = root.Get(defsKey).Get(gjson.Escape(ref[len(local):]))
+		s = root.Get("$defs").Get(ref[len(local):])
 	}
 	return s.Get("type").Str == "object" || s.Get("properties").IsObject()
 }
@@ -129,7 +126,7 @@ func (c *Client) Within(set *registry.Set) *View { return &View{c: c, set: set} 
 func (v *View) ListJSON() []byte { return v.set.ListJSON() }
 
 // Call runs the named tool when the view holds it; ok is false otherwise.
-func (v *View) Call(ctx context.Context, name string, args gjson.Result, authorization string) ([]byte, bool) {
+func (v *View) Call(ctx context.Context, name string, args rawjson.Value, authorization string) ([]byte, bool) {
 	if _, ok := v.set.Lookup(name); !ok {
 		return nil, false
 	}
@@ -140,7 +137,7 @@ func (v *View) Call(ctx context.Context, name string, args gjson.Result, authori
 // to Memos with the caller's Authorization header, and returns the
 // CallToolResult as JSON. ok is false only when no tool has that name;
 // every other failure is a result with isError set.
-func (c *Client) Call(ctx context.Context, name string, args gjson.Result, authorization string) ([]byte, bool) {
+func (c *Client) Call(ctx context.Context, name string, args rawjson.Value, authorization string) ([]byte, bool) {
 	t, ok := c.tools[name]
 	if !ok {
 		return nil, false
@@ -174,10 +171,10 @@ func (c *Client) Call(ctx context.Context, name string, args gjson.Result, autho
 }
 
 // request validates the arguments and builds the upstream request.
-func (c *Client) request(t *tool, args gjson.Result, authorization string) (*web.Request, error) {
+func (c *Client) request(t *tool, args rawjson.Value, authorization string) (*web.Request, error) {
 	p, err := t.prepare()
 	if err != nil {
-		log.Printf("tool %s: input schema: %v", t.def.Name, err)
+		logline.Print("tool ", t.def.Name, ": input schema: ", err.Error())
 		return nil, errInternal
 	}
 	a, err := decodeArguments(args)
@@ -193,7 +190,7 @@ func (c *Client) request(t *tool, args gjson.Result, authorization string) (*web
 	}
 	if p.hasMask {
 		given, _ := a.values[maskParam].(string)
-		mask, send, err := updateMask(given, gjson.Parse(a.bodyRaw), p.fields, p.messages)
+		mask, send, err := updateMask(given, rawjson.Parse(a.bodyRaw), p.fields, p.messages)
 		if err != nil {
 			return nil, err
 		}

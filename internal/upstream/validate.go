@@ -1,12 +1,11 @@
 package upstream
 
 import (
-	"encoding/json"
-	"fmt"
+	"errors"
 	"strconv"
 	"strings"
 
-	"github.com/tidwall/gjson"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 )
 
 // arguments are a tool call's arguments, decoded once for validation and
@@ -27,47 +26,47 @@ const MaxArgumentValues = 10000
 // value is null count as absent, as they do for Memos; a key given twice
 // anywhere is refused, so that what is validated is what is sent. More than
 // MaxArgumentValues values are refused before they are decoded.
-func decodeArguments(args gjson.Result) (arguments, error) {
+func decodeArguments(args rawjson.Value) (arguments, error) {
 	var a arguments
-	if !args.Exists() || args.Type == gjson.Null {
+	if !args.Exists() || args.Kind == rawjson.Null {
 		a.values = map[string]any{}
 		return a, nil
 	}
 	if !args.IsObject() {
-		return a, fmt.Errorf("arguments must be a JSON object, not %s", jsonKind(args))
+		return a, errors.New("arguments must be a JSON object, not " + jsonKind(args))
 	}
 	if countValues(args, MaxArgumentValues+1) > MaxArgumentValues {
-		return a, fmt.Errorf("arguments hold more than %d values: send less in one call", MaxArgumentValues)
+		return a, errors.New("arguments hold more than " + strconv.Itoa(MaxArgumentValues) + " values: send less in one call")
 	}
 	v, err := decodeValue(args, nil)
 	if err != nil {
 		return a, err
 	}
 	a.values = v.(map[string]any)
-	if body := args.Get("body"); body.Type != gjson.Null {
+	if body := args.Get("body"); body.Kind != rawjson.Null {
 		a.bodyRaw = body.Raw
 	}
 	return a, nil
 }
 
-func decodeValue(r gjson.Result, path []string) (any, error) {
-	switch r.Type {
-	case gjson.String:
+func decodeValue(r rawjson.Value, path []string) (any, error) {
+	switch r.Kind {
+	case rawjson.String:
 		return r.Str, nil
-	case gjson.Number:
-		return json.Number(r.Raw), nil
-	case gjson.True:
+	case rawjson.Number:
+		return rawjson.Numeral(r.Raw), nil
+	case rawjson.True:
 		return true, nil
-	case gjson.False:
+	case rawjson.False:
 		return false, nil
-	case gjson.Null:
+	case rawjson.Null:
 		return nil, nil
 	}
 	var err error
 	if r.IsArray() {
 		var items []any
 		i := 0
-		r.ForEach(func(_, item gjson.Result) bool {
+		r.ForEach(func(_, item rawjson.Value) bool {
 			var v any
 			v, err = decodeValue(item, append(path, strconv.Itoa(i)))
 			items = append(items, v)
@@ -81,13 +80,13 @@ func decodeValue(r gjson.Result, path []string) (any, error) {
 	}
 	obj := map[string]any{}
 	seen := map[string]bool{}
-	r.ForEach(func(key, member gjson.Result) bool {
+	r.ForEach(func(key, member rawjson.Value) bool {
 		if seen[key.Str] {
-			err = fmt.Errorf("argument %q is given twice", displayPath(append(path, key.Str)))
+			err = errors.New("argument " + strconv.Quote(displayPath(append(path, key.Str))) + " is given twice")
 			return false
 		}
 		seen[key.Str] = true
-		if member.Type == gjson.Null {
+		if member.Kind == rawjson.Null {
 			return true
 		}
 		var v any
@@ -100,10 +99,10 @@ func decodeValue(r gjson.Result, path []string) (any, error) {
 
 // countValues counts the values in r, itself included, stopping once the
 // count reaches limit. It walks the text without decoding anything.
-func countValues(r gjson.Result, limit int) int {
+func countValues(r rawjson.Value, limit int) int {
 	n := 1
 	if r.IsArray() || r.IsObject() {
-		r.ForEach(func(_, v gjson.Result) bool {
+		r.ForEach(func(_, v rawjson.Value) bool {
 			n += countValues(v, limit-n)
 			return n < limit
 		})
@@ -112,13 +111,13 @@ func countValues(r gjson.Result, limit int) int {
 }
 
 // jsonKind names the JSON type of r for messages.
-func jsonKind(r gjson.Result) string {
+func jsonKind(r rawjson.Value) string {
 	switch {
-	case r.Type == gjson.String:
+	case r.Kind == rawjson.String:
 		return "a string"
-	case r.Type == gjson.Number:
+	case r.Kind == rawjson.Number:
 		return "a number"
-	case r.Type == gjson.True || r.Type == gjson.False:
+	case r.Kind == rawjson.True || r.Kind == rawjson.False:
 		return "a boolean"
 	case r.IsArray():
 		return "an array"

@@ -2,7 +2,6 @@ package upstream
 
 import (
 	"context"
-	"net/url"
 	"runtime"
 	"strings"
 	"sync"
@@ -10,7 +9,9 @@ import (
 	"time"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 	"github.com/tidwall/gjson"
 )
@@ -58,14 +59,14 @@ func (f *fakeDoer) requests() []*web.Request {
 const testBase = "https://memos.example.com"
 
 func testConfig() config.Config {
-	u, _ := url.Parse(testBase)
-	return config.Config{MemosURL: u, MaxRespBytes: 1 << 20, Timeout: 5 * time.Second}
+	u, _ := uri.Parse(testBase)
+	return config.Config{MemosURL: &u, MaxRespBytes: 1 << 20, Timeout: 5 * time.Second}
 }
 
 // call runs a tool against doer and returns the result's text and isError.
 func call(t *testing.T, c *Client, name, args string) (text string, isError bool) {
 	t.Helper()
-	res, ok := c.Call(context.Background(), name, gjson.Parse(args), "Bearer tok")
+	res, ok := c.Call(context.Background(), name, rawjson.Parse(args), "Bearer tok")
 	if !ok {
 		t.Fatalf("tool %s unknown", name)
 	}
@@ -146,8 +147,8 @@ func TestArgumentCost(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := New(testConfig(), &fakeDoer{})
-			args := gjson.Parse(tc.args)
-			c.Call(t.Context(), "memo_set_memo_relations", gjson.Parse(`{}`), "") // compile the schema first
+			args := rawjson.Parse(tc.args)
+			c.Call(t.Context(), "memo_set_memo_relations", rawjson.Parse(`{}`), "") // compile the schema first
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
@@ -181,7 +182,7 @@ func TestArgumentErrorIsStable(t *testing.T) {
 
 func TestUnknownTool(t *testing.T) {
 	c := New(testConfig(), &fakeDoer{})
-	if res, ok := c.Call(context.Background(), "no_such_tool", gjson.Result{}, ""); ok || res != nil {
+	if res, ok := c.Call(context.Background(), "no_such_tool", rawjson.Value{}, ""); ok || res != nil {
 		t.Errorf("Call(no_such_tool) = %s, %v; want nil, false", res, ok)
 	}
 }

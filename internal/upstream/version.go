@@ -1,11 +1,12 @@
 package upstream
 
 import (
-	"log"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
 )
 
@@ -42,7 +43,7 @@ func (v *versionCache) note(version string) {
 	v.value, v.learnt = version, time.Now()
 	if w := VersionWarning(version); w != "" && v.warned != version {
 		v.warned = version
-		log.Printf(`{"msg":"version mismatch","instance":%q,"registry":%q,"warning":%q}`, version, registry.MemosVersion(), w)
+		logline.Print(`{"msg":"version mismatch","instance":`, strconv.Quote(version), `,"registry":`, strconv.Quote(registry.MemosVersion()), `,"warning":`, strconv.Quote(w), "}")
 	}
 }
 

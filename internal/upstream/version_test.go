@@ -3,12 +3,11 @@ package upstream
 import (
 	"bytes"
 	"context"
-	"log"
 	"strings"
 	"testing"
 
-	"github.com/tidwall/gjson"
-
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
@@ -36,8 +35,8 @@ func TestVersionWarning(t *testing.T) {
 // and a mismatch is logged once.
 func TestCallsLearnVersionOnce(t *testing.T) {
 	var logs bytes.Buffer
-	defer log.SetOutput(log.Writer())
-	log.SetOutput(&logs)
+	defer logline.SetOutput(nil)
+	logline.SetOutput(&logs)
 	doer := &fakeDoer{probes: true, answer: func(_ context.Context, req *web.Request) (*web.Response, error) {
 		body := `{}`
 		if strings.HasSuffix(req.URL, profilePath) {
@@ -47,7 +46,7 @@ func TestCallsLearnVersionOnce(t *testing.T) {
 	}}
 	c := New(testConfig(), doer)
 	for range 3 {
-		c.Call(context.Background(), "auth_get_current_user", gjson.Result{}, "Bearer t")
+		c.Call(context.Background(), "auth_get_current_user", rawjson.Value{}, "Bearer t")
 	}
 	profiles := 0
 	for _, r := range doer.requests() {

@@ -1,0 +1,242 @@
+package rawjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/tidwall/gjson"
+)
+
+var seeds = []string{
+	`{}`, `[]`, `""`, `0`, `-0.5e+3`, `1E2`, `true`, `false`, `null`, ` {"a" : [1, 2.5, "x"] , "b":{"c":null}} `,
+	`{"a":1,"a":2}`, `{"\u0061":1}`, `{"a\"b":"c\\d\/e\bf\fg\nh\ri\tj\u00e9\ud83d\ude00\ud800x\udc00"}`,
+	`[[[[[[]]]]]]`, `{"a":{"b":{"c":[{"d":"e"}]}}}`, `"\u2028<&>"`,
+	// invalid
+	``, ` `, `{`, `}`, `[1,]`, `{"a":1,}`, `{"a" 1}`, `{a:1}`, `01`, `1.`, `.5`, `-`, `1e`, `+1`, `tru`, `nul`, `"\x"`,
+	`"\u12"`, "\"a\x01\"", `[1 2]`, `{"a":1}{`, `"abc`, `[`, `{"a":`, `1 2`, `[}`, `{]`, `{"a":1]`, `NaN`, `1.5e+`,
+}
+
+// Valid agrees with encoding/json's.
+func TestValid(t *testing.T) {
+	for _, s := range seeds {
+		if got, want := Valid(s), json.Valid([]byte(s)); got != want {
+			t.Errorf("Valid(%q) = %v, want %v", s, got, want)
+		}
+	}
+	deep := strings.Repeat("[", 1<<20) + strings.Repeat("]", 1<<20)
+	if !Valid(deep) || Valid(deep[1:]) {
+		t.Error("Valid on deep nesting")
+	}
+}
+
+// decode turns a Value into the Go value encoding/json would make of it,
+// keeping the first of repeated members, as Get does.
+func decode(v Value) any {
+	switch v.Kind {
+	case Null:
+		return nil
+	case False, True:
+		return v.Bool()
+	case Number:
+		return json.Number(v.Raw)
+	case String:
+		return v.Str
+	case Array:
+		a := []any{}
+		v.ForEach(func(_, e Value) bool { a = append(a, decode(e)); return true })
+		return a
+	}
+	m := map[string]any{}
+	v.ForEach(func(k, e Value) bool {
+		if _, seen := m[k.Str]; !seen {
+			m[k.Str] = decode(e)
+		}
+		return true
+	})
+	return m
+}
+
+// reference decodes s with encoding/json, token by token so that it keeps
+// the first of repeated members, as rawjson does (Unmarshal keeps the last).
+func reference(t *testing.T, s string) any {
+	d := json.NewDecoder(strings.NewReader(s))
+	d.UseNumber()
+	var walk func() any
+	walk = func() any {
+		tok, err := d.Token()
+		if err != nil {
+			t.Fatalf("reference decoder on %q: %v", s, err)
+		}
+		switch tok := tok.(type) {
+		case json.Delim:
+			if tok == '[' {
+				a := []any{}
+				for d.More() {
+					a = append(a, walk())
+				}
+				d.Token()
+				return a
+			}
+			m := map[string]any{}
+			for d.More() {
+				k, _ := d.Token()
+				v := walk()
+				if _, seen := m[k.(string)]; !seen {
+					m[k.(string)] = v
+				}
+			}
+			d.Token()
+			return m
+		}
+		return tok
+	}
+	return walk()
+}
+
+func check(t *testing.T, s string) {
+	if !json.Valid([]byte(s)) {
+		return
+	}
+	v := Parse(s)
+	if got, want := v.Raw, strings.Trim(s, " \t\r\n"); got != want {
+		t.Errorf("Parse(%q).Raw = %q, want %q", s, got, want)
+	}
+	if !utf8.ValidString(s) {
+		return // encoding/json writes U+FFFD where rawjson keeps the bytes
+	}
+	if diff := cmp.Diff(reference(t, s), decode(v)); diff != "" {
+		t.Errorf("Parse(%q) (-encoding/json +rawjson):\n%s", s, diff)
+	}
+	if got, want := v.String(), gjson.Parse(s).String(); got != want && !v.IsObject() && !v.IsArray() {
+		t.Errorf("Parse(%q).String() = %q, gjson's %q", s, got, want)
+	}
+	// Member look-ups agree with gjson's, the reader the gateway used before.
+	v.ForEach(func(k, e Value) bool {
+		if v.IsObject() {
+			g := gjson.Get(s, gjson.Escape(k.Str))
+			if got := v.Get(k.Str); got.Raw != g.Raw || got.Str != g.Str {
+				t.Errorf("Get(%q) on %q = %q, gjson %q", k.Str, s, got.Raw, g.Raw)
+			}
+		}
+		return true
+	})
+}
+
+func TestParse(t *testing.T) {
+	for _, s := range seeds {
+		check(t, s)
+	}
+}
+
+func TestGet(t *testing.T) {
+	doc := Parse(`{"a":1,"a":2,"b\"":{"c":"d"},"\u0065":"e","x\\\"":3}`)
+	for _, tc := range []struct{ key, want string }{
+		{"a", "1"}, {`b"`, `{"c":"d"}`}, {"e", `"e"`}, {`x\"`, "3"}, {`x\\\"`, ""}, {"b", ""}, {"c", ""},
+	} {
+		if got := doc.Get(tc.key).Raw; got != tc.want {
+			t.Errorf("Get(%q) = %q, want %q", tc.key, got, tc.want)
+		}
+	}
+	if Parse(`[1]`).Get("0").Exists() || Parse(`"a"`).Get("a").Exists() {
+		t.Error("Get on a value that is not an object found something")
+	}
+}
+
+func TestArrayAndForEach(t *testing.T) {
+	raws := func(vs []Value) (out []string) {
+		for _, v := range vs {
+			out = append(out, v.Raw)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		doc  string
+		want []string
+	}{
+		{`[1, "a" ,{"b":[]}]`, []string{`1`, `"a"`, `{"b":[]}`}},
+		{`[]`, nil}, {`null`, nil}, {``, nil}, {`"a"`, []string{`"a"`}}, {`{"a":1}`, []string{`{"a":1}`}},
+	} {
+		if diff := cmp.Diff(tc.want, raws(Parse(tc.doc).Array())); diff != "" {
+			t.Errorf("Array of %q (-want +got):\n%s", tc.doc, diff)
+		}
+		// gjson's Array, which the gateway used before, does the same.
+		if diff := cmp.Diff(tc.want, func() (out []string) {
+			for _, r := range gjson.Parse(tc.doc).Array() {
+				out = append(out, r.Raw)
+			}
+			return out
+		}()); diff != "" {
+			t.Errorf("gjson's Array of %q (-want +got):\n%s", tc.doc, diff)
+		}
+	}
+	var seen []string
+	Parse(`7`).ForEach(func(k, v Value) bool { seen = append(seen, k.Raw+"|"+v.Raw); return true })
+	Parse(`null`).ForEach(func(k, v Value) bool { seen = append(seen, k.Raw+"|"+v.Raw); return true })
+	Parse(`{"a":1,"b":2}`).ForEach(func(k, v Value) bool { seen = append(seen, k.Str+"|"+v.Raw); return false })
+	if diff := cmp.Diff([]string{"|7", "|null", "a|1"}, seen); diff != "" {
+		t.Errorf("ForEach (-want +got):\n%s", diff)
+	}
+}
+
+func TestScalars(t *testing.T) {
+	for _, tc := range []struct {
+		doc, str string
+		i        int64
+		b        bool
+	}{
+		{`"x"`, "x", 0, false}, {`12`, "12", 12, false}, {`-3.9`, "-3.9", -3, false}, {`1e3`, "1000", 1000, false},
+		{`1.50`, "1.5", 1, false}, {`-0`, "-0", 0, false}, {`1e400`, "+Inf", 0, false}, {`true`, "true", 0, true}, {`false`, "false", 0, false}, {`null`, "", 0, false},
+		{`{"a":1}`, `{"a":1}`, 0, false}, {``, "", 0, false},
+	} {
+		v := Parse(tc.doc)
+		if v.String() != tc.str || v.Int() != tc.i || v.Bool() != tc.b {
+			t.Errorf("%q: String %q Int %d Bool %v, want %q %d %v", tc.doc, v.String(), v.Int(), v.Bool(), tc.str, tc.i, tc.b)
+		}
+	}
+}
+
+func TestAppendString(t *testing.T) {
+	for _, s := range []string{"", "plain", "\"\\/\b\f\n\r\t\x00\x1f\x7f", "<a href='x'>&amp;</a>", "é😀\u2028\u2029", "bad \xff\xfe utf-8 \xe2\x82", "\xed\xa0\x80"} {
+		got := string(AppendString([]byte("x"), s))
+		if want := "x" + string(gjson.AppendJSONString(nil, s)); got != want {
+			t.Errorf("AppendString(%q) = %s, gjson's %s", s, got, want)
+		}
+		var back string
+		if err := json.Unmarshal([]byte(got[1:]), &back); err != nil || back != strings.ToValidUTF8(s, "\uFFFD") && utf8.ValidString(s) {
+			t.Errorf("AppendString(%q) = %s reads back as %q (%v)", s, got, back, err)
+		}
+		if want, _ := json.Marshal(s); utf8.ValidString(s) && !bytes.Equal(want, []byte(got[1:])) {
+			t.Errorf("AppendString(%q) = %s, encoding/json's %s", s, got[1:], want)
+		}
+	}
+}
+
+func FuzzValue(f *testing.F) {
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := Valid(s), json.Valid([]byte(s)); got != want {
+			t.Fatalf("Valid(%q) = %v, encoding/json %v", s, got, want)
+		}
+		check(t, s)
+		Parse(s).ForEach(func(k, v Value) bool { v.Get(k.Str); v.Array(); return true }) // no panic on anything
+	})
+}
+
+func FuzzAppendString(f *testing.F) {
+	f.Add("a<b>\u2028\xff\"")
+	f.Fuzz(func(t *testing.T, s string) {
+		got := AppendString(nil, s)
+		if want := gjson.AppendJSONString(nil, s); !bytes.Equal(got, want) {
+			t.Fatalf("AppendString(%q) = %s, gjson's %s", s, got, want)
+		}
+		if v := Parse(string(got)); !Valid(string(got)) || v.Str != strings.ToValidUTF8(s, "\uFFFD") && utf8.ValidString(s) {
+			t.Fatalf("AppendString(%q) = %s does not read back", s, got)
+		}
+	})
+}

@@ -1,0 +1,273 @@
+// Package rawjson reads JSON values where they lie in the document, without
+// decoding them into Go values, and writes JSON strings. It is all the JSON
+// code the gateway links: encoding/json, and any library that links it,
+// costs the Worker's wasm about 0.4 MB, while the gateway only ever needs to
+// check a document, look up members, walk arrays and quote strings.
+//
+// Its behaviour follows github.com/tidwall/gjson, which the gateway used
+// before: a lookup finds a member's first occurrence, and a string's value
+// keeps bytes that are not UTF-8 as they are. Look-ups take one member name,
+// not a path, so no name needs escaping.
+package rawjson
+
+import "strconv"
+
+// Kind is the JSON type of a Value. The zero Value is Null and does not
+// exist; the literal null exists.
+type Kind uint8
+
+const (
+	Null Kind = iota
+	False
+	True
+	Number
+	String
+	Object
+	Array
+)
+
+// A Value is one JSON value: its text as it lies in the document and its
+// kind; a string's value, unescaped, is in Str.
+type Value struct {
+	Raw  string
+	Kind Kind
+	Str  string
+}
+
+// Numeral is a JSON number as written, kept as text so that no precision is
+// lost before it is checked or passed on.
+type Numeral string
+
+// Parse returns the JSON value s holds, surrounding white space aside. It
+// does not check s: call Valid first on anything that came from outside.
+func Parse(s string) Value {
+	i := skipSpace(s, 0)
+	end := skipValue(s, i)
+	if end < 0 {
+		return Value{}
+	}
+	return valueOf(s[i:end])
+}
+
+// ParseBytes is Parse on a copy of b.
+func ParseBytes(b []byte) Value { return Parse(string(b)) }
+
+// Exists reports whether v is a value: a missing member, or the result of
+// parsing nothing, is not.
+func (v Value) Exists() bool { return v.Raw != "" }
+
+func (v Value) IsObject() bool { return v.Kind == Object }
+func (v Value) IsArray() bool  { return v.Kind == Array }
+
+// Bool reports whether v is true.
+func (v Value) Bool() bool { return v.Kind == True }
+
+// String returns a string's value, "" for null or nothing, a number as an
+// integer's digits or else in Go's shortest decimal form (1e3 is "1000",
+// as gjson spells it), and the JSON text of any other value.
+func (v Value) String() string {
+	switch v.Kind {
+	case Null:
+		return ""
+	case String:
+		return v.Str
+	case Number:
+		start := 0
+		if v.Raw[0] == '-' {
+			start = 1
+		}
+		if digits(v.Raw, start) != len(v.Raw) {
+			f, _ := strconv.ParseFloat(v.Raw, 64)
+			return strconv.FormatFloat(f, 'f', -1, 64)
+		}
+	}
+	return v.Raw
+}
+
+// Int returns a number's value as an integer (a fraction is cut off; a
+// number beyond int64 is 0) and 0 for anything else.
+func (v Value) Int() int64 {
+	if v.Kind != Number {
+		return 0
+	}
+	if n, err := strconv.ParseInt(v.Raw, 10, 64); err == nil {
+		return n
+	}
+	if f, err := strconv.ParseFloat(v.Raw, 64); err == nil && f >= -1<<63 && f < 1<<63 {
+		return int64(f)
+	}
+	return 0
+}
+
+// Get returns the first member of object v named key, or the zero Value
+// when v is not an object or has no such member.
+func (v Value) Get(key string) Value {
+	if v.Kind != Object {
+		return Value{}
+	}
+	var found Value
+	v.members(func(k, val string) bool {
+		name := k[1 : len(k)-1]
+		if needsUnescape(name) {
+			name = unquote(k)
+		}
+		if name == key {
+			found = valueOf(val)
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// ForEach calls fn with each member of an object (its name as a String
+// value) or each element of an array (with a zero key), in order, until fn
+// returns false. Any other value that exists is passed once, with a zero key.
+func (v Value) ForEach(fn func(key, value Value) bool) {
+	switch {
+	case v.Kind == Object:
+		v.members(func(k, val string) bool { return fn(valueOf(k), valueOf(val)) })
+	case v.Kind == Array:
+		v.elements(func(val string) bool { return fn(Value{}, valueOf(val)) })
+	case v.Exists():
+		fn(Value{}, v)
+	}
+}
+
+// Array returns the elements of an array; nothing for null or nothing; and
+// v alone for any other value.
+func (v Value) Array() []Value {
+	switch {
+	case v.Kind == Array:
+		var vs []Value
+		v.elements(func(val string) bool { vs = append(vs, valueOf(val)); return true })
+		return vs
+	case v.Kind == Null:
+		return nil
+	}
+	return []Value{v}
+}
+
+// members calls fn with the raw text of each member's name and value.
+func (v Value) members(fn func(key, value string) bool) {
+	s := v.Raw
+	i := skipSpace(s, 1)
+	for i < len(s) && s[i] == '"' {
+		kend := skipValue(s, i)
+		if kend < 0 {
+			return
+		}
+		j := skipSpace(s, kend)
+		if j >= len(s) || s[j] != ':' {
+			return
+		}
+		j = skipSpace(s, j+1)
+		vend := skipValue(s, j)
+		if vend < 0 || !fn(s[i:kend], s[j:vend]) {
+			return
+		}
+		i = skipSpace(s, vend)
+		if i < len(s) && s[i] == ',' {
+			i = skipSpace(s, i+1)
+		}
+	}
+}
+
+// elements calls fn with the raw text of each element.
+func (v Value) elements(fn func(value string) bool) {
+	s := v.Raw
+	i := skipSpace(s, 1)
+	for i < len(s) && s[i] != ']' {
+		end := skipValue(s, i)
+		if end < 0 || !fn(s[i:end]) {
+			return
+		}
+		i = skipSpace(s, end)
+		if i < len(s) && s[i] == ',' {
+			i = skipSpace(s, i+1)
+		}
+	}
+}
+
+// valueOf makes a Value of the raw text of one value.
+func valueOf(raw string) Value {
+	v := Value{Raw: raw}
+	switch raw[0] {
+	case '{':
+		v.Kind = Object
+	case '[':
+		v.Kind = Array
+	case '"':
+		v.Kind, v.Str = String, unquote(raw)
+	case 't':
+		v.Kind = True
+	case 'f':
+		v.Kind = False
+	case 'n':
+		v.Kind = Null
+	default:
+		v.Kind = Number
+	}
+	return v
+}
+
+func skipSpace(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the end of the value that starts at s[i], or -1 when
+// s ends first. It trusts that s is valid, but stays within s when not.
+func skipValue(s string, i int) int {
+	if i >= len(s) {
+		return -1
+	}
+	switch s[i] {
+	case '"':
+		return skipString(s, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(s); i++ {
+			switch s[i] {
+			case '"':
+				end := skipString(s, i)
+				if end < 0 {
+					return -1
+				}
+				i = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return -1
+	}
+	j := i
+	for j < len(s) && s[j] != ',' && s[j] != '}' && s[j] != ']' && s[j] != ' ' && s[j] != '\t' && s[j] != '\n' && s[j] != '\r' {
+		j++
+	}
+	if j == i {
+		return -1
+	}
+	return j
+}
+
+// skipString returns the end of the string that starts at s[i], after its
+// closing quote, or -1.
+func skipString(s string, i int) int {
+	for i++; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return -1
+}
