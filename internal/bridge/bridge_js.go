@@ -4,7 +4,6 @@ package bridge
 
 import (
 	"io"
-	"log"
 	"strings"
 	"syscall/js"
 
@@ -64,9 +63,10 @@ func WasmMemoryBytes() int64 {
 // console is the runtime's console, which Workers Logs collect.
 var console = js.Global().Get("console")
 
-// consoleWriter writes each line it gets as one console.log call. Writing to
-// os.Stdout reaches the same console through the js/wasm file-system shim,
-// which costs a callback and a goroutine switch per write.
+// consoleWriter writes each line it gets as one console.log call. Nothing
+// may write to os.Stdout or os.Stderr: the js/wasm file-system shim answers a
+// write through a callback, which Go must not wait for inside an exported
+// function (see exports_js.go).
 type consoleWriter struct{}
 
 func (consoleWriter) Write(p []byte) (int, error) {
@@ -83,10 +83,6 @@ func LogWriter() io.Writer { return consoleWriter{} }
 // exported functions. The entry module reads at most maxBody bytes of a
 // request body.
 func Serve(h web.Handler, maxBody int) error {
-	// Standard error would reach the console through the js/wasm file
-	// system, which answers through a callback: Go must not wait for one
-	// inside an exported function.
-	log.SetOutput(consoleWriter{})
 	handler = h
 	runtimeContext.Call("ready", maxBody)
 	select {}

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
 
@@ -210,21 +211,11 @@ func serve(ctx context.Context, id uint32, req *web.Request) {
 	resp := &web.Response{Status: 500, Header: web.Header{"content-type": "text/plain; charset=utf-8"}, Body: []byte("internal error\n")}
 	defer func() {
 		if p := recover(); p != nil {
-			consoleWriter{}.Write([]byte("panic serving " + req.Method + " request: " + describe(p)))
+			logline.Print("panic serving ", req.Method, " request: ", logline.Value(p))
 		}
 		events.respond(id, resp)
 	}()
 	resp = handler.Serve(ctx, req)
-}
-
-func describe(p any) string {
-	switch v := p.(type) {
-	case error:
-		return v.Error()
-	case string:
-		return v
-	}
-	return "a value that is neither an error nor a string"
 }
 
 // take hands over the buffer the entry module wrote the call's input to.

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/bridge"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
 
@@ -23,6 +24,7 @@ var (
 )
 
 func main() {
+	logline.SetOutput(bridge.LogWriter())
 	fetcher := bridge.Fetcher{MaxBytes: 1 << 10}
 	get := func(ctx context.Context, url string) string {
 		resp, err := fetcher.Do(ctx, &web.Request{Method: "GET", URL: url, Header: web.Header{"x-from": "go"}})
