@@ -71,9 +71,13 @@ fuzz: generate ## run every fuzz target for FUZZTIME each (default 30s); failure
 		$(GO) test $$pkg -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) || exit 1; \
 	done
 
+# BASELINE=<commit> also measures the throughput of that commit's build in the
+# same run, built from `git archive` into build/baseline.
+BASELINE ?=
 .PHONY: bench
-bench: node_modules/.package-lock.json build memos ## measure the Worker against its baselines (loopback, a few minutes) and print the table
-	GO=$(GO) $(GO) run ./test/bench
+bench: node_modules/.package-lock.json build memos ## measure the Worker against its baselines (loopback, a few minutes) and print the table; BASELINE=<commit> compares throughput with that commit
+	$(if $(BASELINE),rm -rf build/baseline && mkdir -p build/baseline && git archive $(BASELINE) | tar -x -C build/baseline && $(MAKE) -C build/baseline build GO=$(GO))
+	GO=$(GO) $(if $(BASELINE),BASELINE=$$(git rev-parse --short $(BASELINE)) BASELINE_BUILD=build/baseline/build) $(GO) run ./test/bench
 
 size: node_modules/.package-lock.json build ## report the upload size from wrangler deploy --dry-run
 	$(WRANGLER) deploy --dry-run --outdir build/dry-run

@@ -71,7 +71,7 @@ export class Gateway {
   // serve passes one request to Go and resolves to what answer(status,
   // headers, body) returns for its answer: headers is a "name:value\n"
   // string, body a view of Go's memory, valid only during the call (the
-  // Runtime's Response constructor copies it; the default answer copies it
+  // runtime's Response constructor copies it; the default answer copies it
   // too). The request body is a Uint8Array or a list of them (the chunks of
   // a stream), or null when it was over maxBodyBytes and left unread. When
   // signal aborts, Go stops the work and the upstream requests it does for

@@ -27,10 +27,10 @@ import (
 //
 // A request is served by a goroutine of its own. When it needs Memos, the
 // goroutine records an upstream request and parks until mme_fetched brings
-// the outcome. Every call except mme_buffer runs the goroutines it made
-// runnable until none is left, then returns what they produced since the
-// last call (answers to send, upstream requests to make) as one table of
-// words in memory; see effects.
+// the outcome. Every call but mme_buffer and mme_release runs the goroutines
+// it made runnable until each request waits for Memos or is answered, then
+// returns what they produced since the last call (answers to send, upstream
+// requests to make) as one table of words in memory; see settle.
 //
 // No export may wait for JavaScript: on js/wasm a blocked export returns
 // garbage and the next entry into Go crashes. So an export never blocks on
@@ -67,8 +67,8 @@ type loop struct {
 	parked   int                           // goroutines waiting for an upstream answer
 	table    []uint32                      // the effects not yet returned, after a length word
 	held     [][]byte                      // the bytes table points into, kept alive
-	answers  map[uint32][]byte             // answer bodies by request id, until released
 	strs     []string                      // the strings table points into, kept alive
+	answers  map[uint32][]byte             // answer bodies by request id, until released
 }
 
 var events = &loop{
@@ -174,7 +174,7 @@ const maxIdle = 8
 
 var (
 	jobs = make(chan job) // taken only by a goroutine waiting for work
-	idle int              // goroutines waiting on jobs
+	idle int              // goroutines waiting on jobs; guarded by events.mu
 )
 
 func startServing(j job) {

@@ -2,8 +2,8 @@ package upstream
 
 import (
 	"bytes"
-	"encoding/binary"
 	"context"
+	"encoding/binary"
 	"errors"
 	"strconv"
 	"strings"

@@ -103,11 +103,22 @@ func (r *results) goals() []goal {
 			figure: fmt.Sprintf("%.1f µs vs %.1f µs = %s", init, native, ratio(init, native))},
 		goal{what: "zero errors at 32 concurrent clients", measured: true, met: r.throughput.errors == 0,
 			figure: fmt.Sprintf("%d errors in %d requests (%s)", r.throughput.errors, r.throughput.requests, r.mixName)},
+		r.throughputGoal(),
 		goal{what: "memory after 20,000 requests within +10% of after warm-up", measured: r.memWarm.reportedOK,
 			met: r.memWarm.reportedOK && growth <= 0.10,
 			figure: fmt.Sprintf("wasm memory %s → %s (%+.1f%%); Go HeapSys %s → %s", mb(r.memWarm.wasmBytes), mb(r.memAfter.wasmBytes), 100*growth,
 				mb(r.memWarm.heapSys), mb(r.memAfter.heapSys))},
 	)
+}
+
+// throughputGoal compares row 5 with the baseline build's, when there is one.
+func (r *results) throughputGoal() goal {
+	g := goal{what: "throughput at 32 clients ≥ the baseline build's in the same run", figure: "not measured: run make bench BASELINE=<commit>"}
+	if r.baseline != "" {
+		g.measured, g.met = true, r.throughput.perSecond() >= r.baselineLoad.perSecond()
+		g.figure = fmt.Sprintf("%.0f req/s vs %.0f req/s (commit %s)", r.throughput.perSecond(), r.baselineLoad.perSecond(), r.baseline)
+	}
+	return g
 }
 
 func (r *results) rows() [][]string {
@@ -151,9 +162,13 @@ func (r *results) rows() [][]string {
 	}
 	add("4", "… Memos' built-in /mcp, same call (not gated; ratio to wrangler dev)", "", r.builtin.String(), vs(r.builtin))
 	add("4", "… REST GET /api/v1/memos/{id} (not gated; ratio to wrangler dev)", "", r.rest.String(), vs(r.rest))
-	th := r.throughput
+	th, base := r.throughput, ""
+	if r.baseline != "" {
+		bl := r.baselineLoad
+		base = fmt.Sprintf("commit %s: %.0f req/s, %s, %d errors", r.baseline, bl.perSecond(), bl.latency.String(), bl.errors)
+	}
 	add("5", fmt.Sprintf("throughput, %d clients × %s (%s)", th.clients, loadDuration, r.mixName),
-		fmt.Sprintf("%.0f req/s, %s, %d errors", th.perSecond(), th.latency.String(), th.errors), "", "")
+		fmt.Sprintf("%.0f req/s, %s, %d errors", th.perSecond(), th.latency.String(), th.errors), base, ratio(th.perSecond(), r.baselineLoad.perSecond()))
 	for _, m := range cpuMethods {
 		w, n := r.cpu.Methods[m], r.native[m]
 		note := ""

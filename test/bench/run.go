@@ -45,6 +45,9 @@ type results struct {
 	memWarm, memAfter   instanceMemory
 	memLoad             load
 	throughput          load
+	baseline            string // the commit of the baseline build, if any
+	baselineDir         string // its build folder
+	baselineLoad        load   // row 5 on it
 	cpu                 wasmCPU
 	native              map[string]nativeBench
 }
@@ -83,7 +86,10 @@ func run(ctx context.Context) (*results, error) {
 	if b.gateway, err = gatewayWorker(root, dir, compat); err != nil {
 		return nil, err
 	}
-	r := &results{env: describe(root)}
+	r := &results{env: describe(root), baseline: os.Getenv("BASELINE"), baselineDir: os.Getenv("BASELINE_BUILD")}
+	if (r.baseline == "") != (r.baselineDir == "") {
+		return nil, errors.New("BASELINE and BASELINE_BUILD go together: run make bench BASELINE=<commit>")
+	}
 
 	progress("starting Memos %s (fresh data folder)", r.env.memos)
 	if b.memos, err = harness.StartMemos(ctx, bin, dir); err != nil {
@@ -381,19 +387,7 @@ func (b *bench) bigListRow(ctx context.Context, r *results, compat string) (err 
 
 // loadRows measures rows 7 and 5 on the gateway at base.
 func (b *bench) loadRows(ctx context.Context, r *results, base string) (err error) {
-	token, gwURL := b.memos.Token, base+"/mcp"
-	mix := []*call{mcpCall("tools/list", gwURL, token, listBody, isResult)}
-	r.mixName = "tools/list only (tools/call not available)"
-	if r.callWorks {
-		mix = []*call{
-			mcpCall("initialize", gwURL, token, initializeBody, isResult),
-			mcpCall("tools/list", gwURL, token, listBody, isResult),
-			mcpCall("memo_get_memo", gwURL, token, getMemoBody(b.memo), isMemo(b.memo)),
-			mcpCall("memo_list_memos", gwURL, token, listMemosBody, isResult),
-			mcpCall("memo_get_memo", gwURL, token, getMemoBody(b.memo), isMemo(b.memo)),
-		}
-		r.mixName = "initialize, tools/list, 2× memo_get_memo, memo_list_memos"
-	}
+	mix := b.loadMix(r, base+"/mcp")
 
 	progress("row 7: memory after warm-up, then after %d more requests (%s, %d clients)", memRequests, r.mixName, memClients)
 	hammer(ctx, memClients, memWarmup, 0, mix)
@@ -413,6 +407,57 @@ func (b *bench) loadRows(ctx context.Context, r *results, base string) (err erro
 
 	progress("row 5: throughput, %d clients for %s (%s)", loadClients, loadDuration, r.mixName)
 	r.throughput = hammer(ctx, loadClients, 0, loadDuration, mix)
+	if r.baseline == "" {
+		return ctx.Err()
+	}
+	return b.baselineThroughput(ctx, r)
+}
+
+// loadMix is the request mix of rows 5 and 7, sent to url.
+func (b *bench) loadMix(r *results, url string) []*call {
+	token := b.memos.Token
+	r.mixName = "tools/list only (tools/call not available)"
+	if !r.callWorks {
+		return []*call{mcpCall("tools/list", url, token, listBody, isResult)}
+	}
+	r.mixName = "initialize, tools/list, 2× memo_get_memo, memo_list_memos"
+	return []*call{
+		mcpCall("initialize", url, token, initializeBody, isResult),
+		mcpCall("tools/list", url, token, listBody, isResult),
+		mcpCall("memo_get_memo", url, token, getMemoBody(b.memo), isMemo(b.memo)),
+		mcpCall("memo_list_memos", url, token, listMemosBody, isResult),
+		mcpCall("memo_get_memo", url, token, getMemoBody(b.memo), isMemo(b.memo)),
+	}
+}
+
+// baselineThroughput measures row 5 again on another build of the gateway
+// (BASELINE_BUILD, which `make bench BASELINE=<commit>` makes), under
+// wrangler dev with the same settings, right after the gateway's own run.
+func (b *bench) baselineThroughput(ctx context.Context, r *results) error {
+	files, err := workerFiles(r.baselineDir)
+	if err != nil {
+		return err
+	}
+	compat, err := compatibilityDate(b.root)
+	if err != nil {
+		return err
+	}
+	dir, err := writeWorker(b.dir, "baseline", "worker.mjs", compat, files, "")
+	if err != nil {
+		return err
+	}
+	w, err := dir.dev(b.root, b.vars)
+	if err != nil {
+		return err
+	}
+	defer w.Stop()
+	if _, _, err := w.waitReady(ctx, listBody, mcpHeaders(b.memos.Token)); err != nil {
+		return err
+	}
+	mix := b.loadMix(r, w.URL+"/mcp")
+	progress("row 5: throughput of the baseline build %s, %d clients for %s", r.baseline, loadClients, loadDuration)
+	hammer(ctx, memClients, memWarmup, 0, mix)
+	r.baselineLoad = hammer(ctx, loadClients, 0, loadDuration, mix)
 	return ctx.Err()
 }
 

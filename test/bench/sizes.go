@@ -43,7 +43,7 @@ func emptyGoWorker(root, dir, compat string) (workerDir, wasmSize, error) {
 	if err != nil {
 		return workerDir{}, size, err
 	}
-	files, err := workerFiles(root)
+	files, err := workerFiles(filepath.Join(root, "build"))
 	if err != nil {
 		return workerDir{}, size, err
 	}

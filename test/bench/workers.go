@@ -43,18 +43,23 @@ func compatibilityDate(root string) (string, error) {
 
 // gatewayWorker copies the built Worker (build/) into dir/gateway.
 func gatewayWorker(root, dir, compat string) (workerDir, error) {
-	files, err := workerFiles(root)
+	files, err := workerFiles(filepath.Join(root, "build"))
 	if err != nil {
 		return workerDir{}, err
 	}
 	return writeWorker(dir, "gateway", "worker.mjs", compat, files, "")
 }
 
-// workerFiles reads the built Worker's files.
-func workerFiles(root string) (map[string][]byte, error) {
+// workerFiles reads the Worker's files that `make build` wrote into build
+// (the repository's build/, or a baseline's). An older build may have no
+// driver.mjs.
+func workerFiles(build string) (map[string][]byte, error) {
 	files := map[string][]byte{}
 	for _, f := range []string{"worker.mjs", "driver.mjs", "wasm_exec.js", "runtime.mjs", "app.wasm"} {
-		b, err := os.ReadFile(filepath.Join(root, "build", f))
+		b, err := os.ReadFile(filepath.Join(build, f))
+		if errors.Is(err, os.ErrNotExist) && f == "driver.mjs" {
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%w (make build first)", err)
 		}
