@@ -264,11 +264,10 @@ export async function readBody(message, max) {
   const declared = message.headers.get("content-length");
   const encoded = (message.headers.get("content-encoding") ?? "identity") !== "identity";
   if (declared !== null && !encoded) {
-    // The runtime holds a body to its declared length, so a declared one
-    // within the cap is read whole, the fastest way. (The length of an
-    // encoded body is not what decoding it yields.)
-    // One over the cap is left unread. (Cancelling an incoming request's
-    // body would cut off the answer that says it is too large.)
+    // The runtime holds a body to its declared length (an encoded one's is
+    // not what decoding yields), so a declared one within the cap is read
+    // whole, the fastest way, and one over it is left unread: cancelling an
+    // incoming request's body would cut off the 413 that says so.
     if (max > 0 && Number(declared) > max) return null;
     return [new Uint8Array(await message.arrayBuffer())];
   }

@@ -244,8 +244,8 @@ func (l *loop) settle() uint32 {
 	clear(l.strs)
 	l.held, l.strs, l.table = l.held[:0], l.strs[:0], append(l.table[:0], 0)
 	l.mu.Unlock()
+	before, _ := l.progress()
 	for quiet := 0; quiet < maxQuietRounds; {
-		before, _ := l.progress()
 		runtime.Gosched()
 		after, waiting := l.progress()
 		switch {
@@ -256,6 +256,7 @@ func (l *loop) settle() uint32 {
 		default:
 			quiet++
 		}
+		before = after
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
