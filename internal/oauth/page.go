@@ -1,12 +1,12 @@
 package oauth
 
 import (
-	"crypto/sha256"
 	"encoding/base64"
 	"html"
 	"strconv"
 	"strings"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/crypt"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
@@ -30,7 +30,7 @@ button[value=allow]{background:#1d1d1b;color:#fff}
 
 // styleHash is the CSP source of pageStyle.
 var styleHash = func() string {
-	sum := sha256.Sum256([]byte(pageStyle))
+	sum := crypt.Sum256([]byte(pageStyle))
 	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
 }()
 

@@ -2,13 +2,12 @@ package oauth
 
 import (
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/base64"
 	"errors"
 	"strconv"
 	"strings"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/crypt"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
@@ -169,7 +168,7 @@ func verifierMatches(verifier, challenge string) bool {
 	if len(verifier) < 43 || len(verifier) > 128 {
 		return false
 	}
-	sum := sha256.Sum256([]byte(verifier))
+	sum := crypt.Sum256([]byte(verifier))
 	got := base64.RawURLEncoding.EncodeToString(sum[:])
-	return subtle.ConstantTimeCompare([]byte(got), []byte(challenge)) == 1
+	return crypt.Equal([]byte(got), []byte(challenge))
 }

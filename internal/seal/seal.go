@@ -5,21 +5,17 @@
 // HKDF-SHA256, so that a record sealed for one purpose never opens as
 // another. Records are sealed with XChaCha20-Poly1305, which is constant-time
 // in software (wasm has no AES instructions) and takes random 24-byte nonces,
-// so nothing needs counting or storing.
+// so nothing needs counting or storing. The primitives are internal/crypt's.
 package seal
 
 import (
-	"crypto/hkdf"
-	"crypto/hmac"
-	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
 	"sync"
 	"time"
 
-	"golang.org/x/crypto/chacha20poly1305"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/crypt"
 )
 
 // MinSecretLen is the shortest secret accepted: 32 bytes, such as the 44
@@ -38,12 +34,12 @@ type Keys struct {
 	secrets [][]byte // current first
 
 	mu      sync.Mutex
-	derived map[string][]byte // by secret index and purpose
+	derived map[string]*[crypt.KeySize]byte // by secret index and purpose
 }
 
 // New returns Keys for secret, and previous when it is not empty.
 func New(secret, previous string) (*Keys, error) {
-	k := &Keys{derived: map[string][]byte{}}
+	k := &Keys{derived: map[string]*[crypt.KeySize]byte{}}
 	for i, s := range []string{secret, previous} {
 		if i > 0 && s == "" {
 			break
@@ -57,38 +53,37 @@ func New(secret, previous string) (*Keys, error) {
 }
 
 // key returns the key of purpose under secret i, derived once.
-func (k *Keys) key(i int, purpose string) []byte {
+func (k *Keys) key(i int, purpose string) *[crypt.KeySize]byte {
 	name := string(rune('0'+i)) + purpose
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if key, ok := k.derived[name]; ok {
 		return key
 	}
-	key, err := hkdf.Key(sha256.New, k.secrets[i], nil, "memos-mcp-edge seal v1 "+purpose, chacha20poly1305.KeySize)
-	if err != nil {
-		panic(err) // only for lengths HKDF-SHA256 cannot give; 32 bytes it always can
-	}
+	key := (*[crypt.KeySize]byte)(crypt.HKDF(k.secrets[i], nil, "memos-mcp-edge seal v1 "+purpose, crypt.KeySize))
 	k.derived[name] = key
 	return key
 }
 
 // version is the first byte of every sealed record, so that the format can
-// change without old records being misread.
+// change without old records being misread. The nonce follows it, then the
+// encrypted record and its tag.
 const version = 1
+
+// overhead is what sealing adds to a record, before base64: the version
+// byte, the nonce, the expiry and the tag.
+const overhead = 1 + crypt.NonceSize + 8 + crypt.TagSize
 
 // Seal returns record sealed for purpose, valid until expires, as base64url
 // text without padding.
 func (k *Keys) Seal(purpose string, record []byte, expires time.Time) string {
-	aead, err := chacha20poly1305.NewX(k.key(0, purpose))
-	if err != nil {
-		panic(err) // the key has the right size by construction
-	}
 	plain := binary.BigEndian.AppendUint64(make([]byte, 0, 8+len(record)), uint64(expires.Unix()))
 	plain = append(plain, record...)
-	out := make([]byte, 1+aead.NonceSize(), 1+aead.NonceSize()+len(plain)+aead.Overhead())
+	out := make([]byte, 1+crypt.NonceSize, overhead+len(record))
 	out[0] = version
-	rand.Read(out[1:])
-	out = aead.Seal(out, out[1:], plain, []byte(purpose))
+	nonce := (*[crypt.NonceSize]byte)(out[1:])
+	crypt.Random(nonce[:])
+	out = crypt.Seal(out, k.key(0, purpose), nonce, plain, []byte(purpose))
 	return base64.RawURLEncoding.EncodeToString(out)
 }
 
@@ -96,16 +91,12 @@ func (k *Keys) Seal(purpose string, record []byte, expires time.Time) string {
 // one of the keys and has not expired at now.
 func (k *Keys) Open(purpose, s string, now time.Time) ([]byte, error) {
 	raw, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || len(raw) < 1+chacha20poly1305.NonceSizeX+8+chacha20poly1305.Overhead || raw[0] != version {
+	if err != nil || len(raw) < overhead || raw[0] != version {
 		return nil, ErrInvalid
 	}
-	nonce, box := raw[1:1+chacha20poly1305.NonceSizeX], raw[1+chacha20poly1305.NonceSizeX:]
+	nonce, box := (*[crypt.NonceSize]byte)(raw[1:]), raw[1+crypt.NonceSize:]
 	for i := range k.secrets {
-		aead, err := chacha20poly1305.NewX(k.key(i, purpose))
-		if err != nil {
-			panic(err)
-		}
-		plain, err := aead.Open(nil, nonce, box, []byte(purpose))
+		plain, err := crypt.Open(nil, k.key(i, purpose), nonce, box, []byte(purpose))
 		if err != nil {
 			continue
 		}
@@ -121,7 +112,8 @@ func (k *Keys) Open(purpose, s string, now time.Time) ([]byte, error) {
 // derived from data that only the secret's holder can compute, such as a
 // confidential client's secret derived from its registration.
 func (k *Keys) MAC(purpose, data string) string {
-	return base64.RawURLEncoding.EncodeToString(k.mac(0, purpose, data))
+	mac := k.mac(0, purpose, data)
+	return base64.RawURLEncoding.EncodeToString(mac[:])
 }
 
 // CheckMAC reports whether mac is data's MAC under any of the keys, in
@@ -133,13 +125,12 @@ func (k *Keys) CheckMAC(purpose, data, mac string) bool {
 	}
 	ok := false
 	for i := range k.secrets {
-		ok = hmac.Equal(got, k.mac(i, purpose, data)) || ok
+		want := k.mac(i, purpose, data)
+		ok = crypt.Equal(got, want[:]) || ok
 	}
 	return ok
 }
 
-func (k *Keys) mac(i int, purpose, data string) []byte {
-	h := hmac.New(sha256.New, k.key(i, "mac "+purpose))
-	h.Write([]byte(data))
-	return h.Sum(nil)
+func (k *Keys) mac(i int, purpose, data string) [crypt.Size]byte {
+	return crypt.HMAC(k.key(i, "mac "+purpose)[:], []byte(data))
 }
