@@ -73,22 +73,28 @@ export class Gateway {
   // string, body a view of Go's memory, valid only during the call (the
   // runtime's Response constructor copies it; the default answer copies it
   // too). The request body is a Uint8Array or a list of them (the chunks of
-  // a stream), or null when it was over maxBodyBytes and left unread. When
-  // signal aborts, Go stops the work and the upstream requests it does for
-  // the request.
-  async serve(method, url, headers, body, signal, answer = copyAnswer) {
+  // a stream), or null when it was over maxBodyBytes and left unread.
+  // client.signal (a Request's, say) aborts when the client goes away: Go
+  // then stops the work and the upstream requests it does for the request.
+  // It is read only when the request goes upstream; a request answered at
+  // once never needs it, and the runtime makes it on first use.
+  async serve(method, url, headers, body, client, answer = copyAnswer) {
     if (this.dead) throw this.dead;
     const id = (this.nextId = (this.nextId + 1) >>> 0);
-    const r = { queue: [], wake: null, fetches: 0, answer: null, polls: 0, stuck: 0, signal };
+    const r = { queue: [], wake: null, fetches: 0, answer: null, polls: 0, stuck: 0, signal: undefined };
     this.requests.set(id, r);
     try {
       this.call(() => {
-        const chunks = body === null ? [] : [body].flat();
-        const [m, u, h] = this.write([encoder.encode(method), encoder.encode(url), encoder.encode(headersToString(headers)), ...chunks]);
+        const [m, u, h] = this.write([method, url, headersToString(headers)], body === null ? [] : [body].flat());
         return this.exports.mme_handle(id, m, u, h, body === null);
       });
-      signal?.addEventListener("abort", () => this.requests.has(id) && this.call(() => this.exports.mme_cancel(id)), { once: true });
       for (;;) {
+        if (r.queue.length > 0 && r.signal === undefined) {
+          r.signal = client?.signal ?? null;
+          const cancel = () => this.requests.has(id) && this.call(() => this.exports.mme_cancel(id));
+          if (r.signal?.aborted) cancel();
+          else r.signal?.addEventListener("abort", cancel, { once: true });
+        }
         while (r.queue.length > 0) this.fetch(r, r.queue.shift());
         if (r.answer) return answer(r.answer.status, r.answer.headers, r.answer.body());
         if (this.dead) throw this.dead;
@@ -126,7 +132,8 @@ export class Gateway {
   async fetch(r, f) {
     r.fetches++;
     let outcome = fetchOK;
-    let parts;
+    let texts = [""];
+    let chunks = [];
     let status = 0;
     try {
       const signals = f.timeoutMs > 0 ? [AbortSignal.timeout(f.timeoutMs)] : [];
@@ -138,36 +145,38 @@ export class Gateway {
         redirect: "manual",
         signal: signals.length > 0 ? AbortSignal.any(signals) : undefined,
       });
-      const chunks = await readBody(resp, f.maxBytes);
-      if (chunks === null) {
+      const body = await readBody(resp, f.maxBytes);
+      if (body === null) {
         outcome = fetchTooLarge;
-        parts = [];
       } else {
         status = resp.status;
-        parts = [encoder.encode(headersToString(resp.headers)), ...chunks];
+        texts = [headersToString(resp.headers)];
+        chunks = body;
       }
     } catch (err) {
       outcome = fetchFailed;
-      parts = [encoder.encode(`${err.name}: ${err.message}`)];
+      texts = [`${err.name}: ${err.message}`];
     }
     r.fetches--;
     this.call(() => {
-      const [headerLen] = this.write(parts);
-      return this.exports.mme_fetched(f.id, outcome, status, headerLen ?? 0);
+      const [headerLen] = this.write(texts, chunks);
+      return this.exports.mme_fetched(f.id, outcome, status, headerLen);
     });
   }
 
-  // write copies parts (Uint8Arrays) one after another into a buffer of the
-  // Go program's, for the next call, and returns their lengths.
-  write(parts) {
-    const lengths = parts.map((p) => p.byteLength);
-    const total = lengths.reduce((a, b) => a + b, 0);
+  // write copies texts (strings, as UTF-8) and then chunks (Uint8Arrays) one
+  // after another into a buffer of the Go program's, for the next call, and
+  // returns the lengths of the texts in bytes.
+  write(texts, chunks) {
+    const lengths = texts.map(utf8Length);
+    const total = lengths.reduce((a, b) => a + b, chunks.reduce((a, c) => a + c.byteLength, 0));
     const ptr = this.exports.mme_buffer(total);
     const mem = new Uint8Array(this.exports.mem.buffer, ptr, total);
     let at = 0;
-    for (const p of parts) {
-      mem.set(p, at);
-      at += p.byteLength;
+    texts.forEach((t, i) => (at += putText(mem, at, t, lengths[i])));
+    for (const c of chunks) {
+      mem.set(c, at);
+      at += c.byteLength;
     }
     return lengths;
   }
@@ -186,7 +195,7 @@ export class Gateway {
     const buffer = this.exports.mem.buffer;
     const words = new Uint32Array(buffer, table, new Uint32Array(buffer, table, 1)[0] + 1);
     const bytes = (at) => new Uint8Array(buffer, words[at], words[at + 1]);
-    const text = (at) => decoder.decode(bytes(at));
+    const text = (at) => textOf(bytes(at));
     for (let at = 1; at < words.length; ) {
       const r = this.requests.get(words[at + 1]);
       if (words[at] === effectRespond) {
@@ -246,13 +255,43 @@ export function headersToString(headers) {
   return s;
 }
 
+// headersFromString turns "name:value\n" lines into an object of header
+// fields, which the runtime's Response and fetch take as they take Headers.
 export function headersFromString(s) {
-  const headers = new Headers();
+  const headers = {};
   for (const line of s.split("\n")) {
     const i = line.indexOf(":");
-    if (i > 0) headers.append(line.slice(0, i), line.slice(i + 1));
+    if (i > 0) {
+      const name = line.slice(0, i);
+      const value = line.slice(i + 1);
+      headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
+    }
   }
   return headers;
+}
+
+// Text crosses the boundary as UTF-8. It is almost always ASCII (methods,
+// URLs, header fields), which plain JavaScript copies faster than a call to
+// the runtime's encoder or decoder would.
+
+// utf8Length returns the length of s in UTF-8.
+function utf8Length(s) {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0x80) return i + encoder.encode(s.slice(i)).byteLength;
+  return s.length;
+}
+
+// putText writes s, n bytes in UTF-8, into mem at at, and returns n.
+function putText(mem, at, s, n) {
+  if (n !== s.length) return encoder.encodeInto(s, mem.subarray(at, at + n)).written;
+  for (let i = 0; i < n; i++) mem[at + i] = s.charCodeAt(i);
+  return n;
+}
+
+// textOf decodes UTF-8 bytes.
+function textOf(b) {
+  if (b.length > 4096) return decoder.decode(b);
+  for (let i = 0; i < b.length; i++) if (b[i] >= 0x80) return decoder.decode(b);
+  return String.fromCharCode.apply(null, b);
 }
 
 // readBody reads the body of a Request or Response, up to max bytes (0: no
@@ -260,9 +299,9 @@ export function headersFromString(s) {
 // it is longer: a body is never read whole before its size is known to be
 // within the cap. The chunks are copied into Go's memory as they are.
 export async function readBody(message, max) {
-  if (message.body === null) return [];
-  const declared = message.headers.get("content-length");
-  const encoded = (message.headers.get("content-encoding") ?? "identity") !== "identity";
+  const headers = message.headers;
+  const declared = headers.get("content-length");
+  const encoded = (headers.get("content-encoding") ?? "identity") !== "identity";
   if (declared !== null && !encoded) {
     // The runtime holds a body to its declared length (an encoded one's is
     // not what decoding yields), so a declared one within the cap is read
@@ -271,6 +310,8 @@ export async function readBody(message, max) {
     if (max > 0 && Number(declared) > max) return null;
     return [new Uint8Array(await message.arrayBuffer())];
   }
+  // Asked only now: the runtime makes a stream object for it.
+  if (message.body === null) return [];
   const chunks = [];
   let size = 0;
   const reader = message.body.getReader();

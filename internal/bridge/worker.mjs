@@ -31,7 +31,7 @@ export default {
       // aborts request.signal when the client goes away: Go then stops
       // the work it does for it, upstream requests included. The Response
       // constructor copies the body out of Go's memory.
-      return await g.serve(request.method, request.url, request.headers, body, request.signal, (status, headers, out) =>
+      return await g.serve(request.method, request.url, request.headers, body, request, (status, headers, out) =>
         new Response(noBody.has(status) ? null : out, { status, headers: headersFromString(headers) }),
       );
     } catch (err) {

@@ -31,6 +31,20 @@ func TestValid(t *testing.T) {
 	if !Valid(deep) || Valid(deep[1:]) {
 		t.Error("Valid on deep nesting")
 	}
+	// Long strings are checked eight bytes at a time: a byte that ends the
+	// string or needs a check is found at every offset, and bytes either
+	// side of the checked ranges pass.
+	for _, b := range []string{"\x00", "\x1f", `"`, `\`, `\n`, `\u00e9`, `\x`, " ", "\x7f", "\x80", "é", "\xff"} {
+		for n := range 20 {
+			s := `"` + strings.Repeat("a", n) + b + strings.Repeat("z", 19-n) + `"`
+			if got, want := Valid(s), json.Valid([]byte(s)); got != want {
+				t.Errorf("Valid(%q) = %v, want %v", s, got, want)
+			}
+			if got, want := ValidBytes([]byte(s)), json.Valid([]byte(s)); got != want {
+				t.Errorf("ValidBytes(%q) = %v, want %v", s, got, want)
+			}
+		}
+	}
 }
 
 // decode turns a Value into the Go value encoding/json would make of it,

@@ -24,12 +24,16 @@ let declaredRead = false;
 async function upstream(binding, url, init) {
   const path = new URL(url).pathname.slice(1);
   assert.equal(binding, "");
-  assert.equal(init.headers.get("x-from"), "go");
+  assert.equal(init.headers["x-from"], "go");
   assert.equal(init.redirect, "manual");
   inFlight.set(path, (inFlight.get(path) ?? 0) + 1);
   maxInFlight.set(path, Math.max(maxInFlight.get(path) ?? 0, inFlight.get(path)));
   try {
     if (path === "never") {
+      if (init.signal.aborted) {
+        aborted++;
+        throw init.signal.reason;
+      }
       await new Promise((_, reject) =>
         init.signal.addEventListener("abort", () => {
           aborted++;
@@ -57,7 +61,7 @@ let served = 0;
 
 async function get(path, init = {}) {
   const body = init.body === undefined ? new Uint8Array(0) : init.body;
-  const answer = await gateway.serve(init.method ?? "GET", `http://gw${path}`, init.headers ?? [], body, init.signal ?? null);
+  const answer = await gateway.serve(init.method ?? "GET", `http://gw${path}`, init.headers ?? [], body, { signal: init.signal });
   served++;
   return { status: answer.status, headers: answer.headers, text: decoder.decode(answer.body) };
 }
@@ -132,6 +136,14 @@ await sleep(20);
 gone.abort();
 r = await pending;
 assert.equal(aborted, 1);
+assert.match(r.text, /^error: fetch: AbortError: .*; true$/);
+
+// A client gone before its request goes upstream: the driver reads the
+// signal only then, and still cancels the request's context.
+const early = new AbortController();
+early.abort();
+r = await get("/cancel", { signal: early.signal });
+assert.equal(aborted, 2);
 assert.match(r.text, /^error: fetch: AbortError: .*; true$/);
 
 // Nothing is left behind: every request's goroutine is done.
