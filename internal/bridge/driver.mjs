@@ -257,8 +257,10 @@ export function headersToString(headers) {
 
 // headersFromString turns "name:value\n" lines into an object of header
 // fields, which the runtime's Response and fetch take as they take Headers.
+// It has no prototype, so that no field name is taken for one of its
+// properties.
 export function headersFromString(s) {
-  const headers = {};
+  const headers = Object.create(null);
   for (const line of s.split("\n")) {
     const i = line.indexOf(":");
     if (i > 0) {

@@ -162,13 +162,14 @@ func (r *results) rows() [][]string {
 	}
 	add("4", "… Memos' built-in /mcp, same call (not gated; ratio to wrangler dev)", "", r.builtin.String(), vs(r.builtin))
 	add("4", "… REST GET /api/v1/memos/{id} (not gated; ratio to wrangler dev)", "", r.rest.String(), vs(r.rest))
-	th, base := r.throughput, ""
+	th, base, vsBase := r.throughput, "", ""
 	if r.baseline != "" {
 		bl := r.baselineLoad
 		base = fmt.Sprintf("commit %s: %.0f req/s, %s, %d errors", r.baseline, bl.perSecond(), bl.latency.String(), bl.errors)
+		vsBase = ratio(th.perSecond(), bl.perSecond())
 	}
 	add("5", fmt.Sprintf("throughput, %d clients × %s (%s)", th.clients, loadDuration, r.mixName),
-		fmt.Sprintf("%.0f req/s, %s, %d errors", th.perSecond(), th.latency.String(), th.errors), base, ratio(th.perSecond(), r.baselineLoad.perSecond()))
+		fmt.Sprintf("%.0f req/s, %s, %d errors", th.perSecond(), th.latency.String(), th.errors), base, vsBase)
 	for _, m := range cpuMethods {
 		w, n := r.cpu.Methods[m], r.native[m]
 		note := ""

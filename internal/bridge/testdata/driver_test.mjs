@@ -9,7 +9,11 @@ import { pathToFileURL } from "node:url";
 import assert from "node:assert/strict";
 
 const buildDir = process.argv[2];
-const { startGo } = await import(pathToFileURL(resolve(buildDir, "driver.mjs")).href);
+const { startGo, headersFromString } = await import(pathToFileURL(resolve(buildDir, "driver.mjs")).href);
+
+// Header lines become fields of a plain object, whatever their names.
+const fields = headersFromString("constructor:a\n__proto__:b\nx:1\nx:2\nno colon\n");
+assert.deepEqual(Object.entries(fields), [["constructor", "a"], ["__proto__", "b"], ["x", "1, 2"]]);
 
 const logged = [];
 console.log = (line) => logged.push(String(line));
