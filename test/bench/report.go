@@ -146,6 +146,10 @@ func (r *results) rows() [][]string {
 			ratio(p50(r.list[rt].sample), p50(r.listFloor[rt].sample)))
 		add("3", "… against the empty Go program, same bytes, "+name, "", r.listEmpty[rt].String(),
 			ratio(p50(r.list[rt].sample), p50(r.listEmpty[rt].sample)))
+		if rt == dev {
+			add("3", "… the gateway with its log line discarded (console.log a no-op), wrangler dev", r.listQuiet.String(),
+				"JavaScript Worker, same bytes: "+r.listFloor[dev].String(), ratio(p50(r.listQuiet.sample), p50(r.listFloor[dev].sample)))
+		}
 	}
 	for rt, name := range runtimeName {
 		gw, rat := "not measured: "+r.callProblem, ""
@@ -153,6 +157,10 @@ func (r *results) rows() [][]string {
 			gw, rat = r.getMemo[rt].String(), ratio(p50(r.getMemo[rt].sample), p50(r.proxy[rt].sample))
 		}
 		add("4", "tools/call memo_get_memo latency, "+name, gw, "JavaScript proxy Worker: "+r.proxy[rt].String(), rat)
+		if rt == dev && r.callWorks {
+			add("4", "… the gateway with its log line discarded, wrangler dev", r.getMemoQuiet.String(),
+				"JavaScript proxy Worker: "+r.proxy[dev].String(), ratio(p50(r.getMemoQuiet.sample), p50(r.proxy[dev].sample)))
+		}
 	}
 	vs := func(l latency) string {
 		if !r.callWorks {
@@ -218,7 +226,7 @@ func (r *results) print(w io.Writer) {
 	if r.memLoad.errors > 0 || r.throughput.errors > 0 {
 		fmt.Fprintf(w, "\nfirst load error: %v\n", firstNonNil(r.throughput.firstErr, r.memLoad.firstErr))
 	}
-	for _, l := range []latency{r.list[0], r.list[1], r.listFloor[0], r.listFloor[1], r.listEmpty[0], r.listEmpty[1], r.getMemo[0], r.getMemo[1],
+	for _, l := range []latency{r.list[0], r.list[1], r.listFloor[0], r.listFloor[1], r.listEmpty[0], r.listEmpty[1], r.listQuiet, r.getMemoQuiet, r.getMemo[0], r.getMemo[1],
 		r.proxy[0], r.proxy[1], r.bigList, r.bigProxy, r.builtin, r.rest} {
 		if l.firstErr != nil {
 			fmt.Fprintf(w, "latency error: %v\n", l.firstErr)

@@ -35,12 +35,14 @@ type results struct {
 	listBytes, builtinN int
 	list, listFloor     [2]latency // by runtime: dev, alone
 	listEmpty           [2]latency
+	listQuiet           latency // the gateway without its log line, wrangler dev
+	getMemoQuiet        latency
 	callWorks           bool
 	callProblem         string
 	getMemo, proxy      [2]latency
 	builtin, rest       latency
-	bigBytes            int        // Memos' answer for the big list
-	bigList, bigProxy   latency    // row 8, workerd alone
+	bigBytes            int     // Memos' answer for the big list
+	bigList, bigProxy   latency // row 8, workerd alone
 	mixName             string
 	memWarm, memAfter   instanceMemory
 	memLoad             load
@@ -61,6 +63,7 @@ type bench struct {
 	gateway   workerDir
 	empty     workerDir // the empty Go program, through the same entry module
 	proxy     workerDir // the JavaScript proxy
+	quiet     workerDir // the gateway with console.log discarded
 	vars      map[string]string
 }
 
@@ -206,13 +209,17 @@ const (
 var runtimeName = [...]string{dev: "wrangler dev", alone: "workerd alone"}
 
 // workers are the Workers of rows 3, 4 and 8, under each runtime.
-type workers struct{ gateway, floor, proxy, empty [2]*worker }
+type workers struct {
+	gateway, floor, proxy, empty [2]*worker
+	quiet                        *worker // under wrangler dev only
+}
 
 func (ws *workers) stop() {
 	for _, w := range [][2]*worker{ws.gateway, ws.floor, ws.proxy, ws.empty} {
 		w[dev].Stop()
 		w[alone].Stop()
 	}
+	ws.quiet.Stop()
 }
 
 // warmRows starts the long-running Workers and measures on them: the
@@ -263,6 +270,9 @@ func (b *bench) warmRows(ctx context.Context, r *results, compat string) (floor 
 	if b.empty, r.emptyGo, err = emptyGoWorker(b.root, b.dir, compat); err != nil {
 		return floor, err
 	}
+	if b.quiet, err = quietWorker(b.root, b.dir, compat); err != nil {
+		return floor, err
+	}
 	progress("row 1: sizes (wasm, empty Go program, wrangler deploy --dry-run)")
 	if err := b.sizes(r, floor, proxy); err != nil {
 		return floor, err
@@ -280,13 +290,14 @@ func (b *bench) warmRows(ctx context.Context, r *results, compat string) (floor 
 		{&ws.floor[dev], floor, nil, listBody},
 		{&ws.proxy[dev], proxy, memosVars, getMemoBody(b.memo)},
 		{&ws.empty[dev], b.empty, emptyVars, listBody},
+		{&ws.quiet, b.quiet, b.vars, listBody},
 		{&ws.gateway[alone], b.gateway, b.vars, listBody},
 		{&ws.floor[alone], floor, nil, listBody},
 		{&ws.proxy[alone], proxy, memosVars, getMemoBody(b.memo)},
 		{&ws.empty[alone], b.empty, emptyVars, listBody},
 	}
 	for i, s := range starts {
-		if i < 3 {
+		if i < 4 {
 			*s.w, err = s.dir.dev(b.root, s.vars)
 		} else {
 			*s.w, err = s.dir.workerd(b.root, compat, s.vars)
@@ -308,6 +319,7 @@ func (b *bench) warmRows(ctx context.Context, r *results, compat string) (floor 
 		w[alone].Stop()
 	}
 	ws.gateway[alone].Stop()
+	ws.quiet.Stop()
 	return floor, b.loadRows(ctx, r, ws.gateway[dev].URL)
 }
 
@@ -322,10 +334,12 @@ func (b *bench) latencyRows(ctx context.Context, r *results, ws *workers, payloa
 			mcpCall("floor", ws.floor[rt].URL+"/mcp", token, listBody, hasLength(payloadLen)),
 			mcpCall("empty Go", ws.empty[rt].URL+"/mcp", token, listBody, hasLength(payloadLen)))
 	}
+	calls = append(calls, mcpCall("gateway tools/list, log discarded", ws.quiet.URL+"/mcp", token, listBody, isResult))
 	lat := interleave(ctx, listRounds, warmRounds, calls...)
 	for rt := range runtimeName {
 		r.list[rt], r.listFloor[rt], r.listEmpty[rt] = lat[3*rt], lat[3*rt+1], lat[3*rt+2]
 	}
+	r.listQuiet = lat[6]
 
 	progress("row 4: tools/call memo_get_memo: gateway and JavaScript proxy under both runtimes, Memos' built-in /mcp, REST; interleaved (%d each)", callRounds)
 	calls = []*call{
@@ -341,6 +355,9 @@ func (b *bench) latencyRows(ctx context.Context, r *results, ws *workers, payloa
 			calls = append(calls, mcpCall("gateway tools/call", ws.gateway[rt].URL+"/mcp", token, getMemoBody(b.memo), isMemo(b.memo)))
 		}
 	}
+	if r.callWorks {
+		calls = append(calls, mcpCall("gateway tools/call, log discarded", ws.quiet.URL+"/mcp", token, getMemoBody(b.memo), isMemo(b.memo)))
+	}
 	lat = interleave(ctx, callRounds, warmRounds, calls...)
 	r.builtin, r.rest, lat = lat[0], lat[1], lat[2:]
 	for rt := range runtimeName {
@@ -348,6 +365,9 @@ func (b *bench) latencyRows(ctx context.Context, r *results, ws *workers, payloa
 		if r.callWorks {
 			r.getMemo[rt], lat = lat[0], lat[1:]
 		}
+	}
+	if r.callWorks {
+		r.getMemoQuiet = lat[0]
 	}
 }
 
