@@ -11,7 +11,7 @@ import (
 )
 
 // runtimeContext is the object the entry module passes to the Go program:
-// env, ready, startupMs and memoryBytes. syumai/workers' wasm_exec.js exposes
+// env, ready, startupMs, memoryBytes and log. syumai/workers' wasm_exec.js exposes
 // it as the global "context". Requests never go through it: they cross
 // through the exported functions of exports_js.go.
 var runtimeContext = js.Global().Get("context")
@@ -60,17 +60,15 @@ func WasmMemoryBytes() int64 {
 	return int64(v.Float())
 }
 
-// console is the runtime's console, which Workers Logs collect.
-var console = js.Global().Get("console")
-
-// consoleWriter writes each line it gets as one console.log call. Nothing
+// consoleWriter writes each line it gets as one line of the runtime's
+// console, which Workers Logs collect, through the entry module's log. Nothing
 // may write to os.Stdout or os.Stderr: the js/wasm file-system shim answers a
 // write through a callback, which Go must not wait for inside an exported
 // function (see exports_js.go).
 type consoleWriter struct{}
 
 func (consoleWriter) Write(p []byte) (int, error) {
-	console.Call("log", strings.TrimSuffix(string(p), "\n"))
+	runtimeContext.Call("log", strings.TrimSuffix(string(p), "\n"))
 	return len(p), nil
 }
 
