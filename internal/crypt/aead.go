@@ -1,6 +1,7 @@
 package crypt
 
 import (
+	"encoding/binary"
 	"errors"
 	"slices"
 )
@@ -90,8 +91,8 @@ func aeadTag(key *[KeySize]byte, nonce *[12]byte, cipher, ad []byte) [TagSize]by
 	p.write(ad, true)
 	p.write(cipher, true)
 	var lengths [16]byte
-	putLE64(lengths[0:], uint64(len(ad)))
-	putLE64(lengths[8:], uint64(len(cipher)))
+	binary.LittleEndian.PutUint64(lengths[0:], uint64(len(ad)))
+	binary.LittleEndian.PutUint64(lengths[8:], uint64(len(cipher)))
 	p.write(lengths[:], true)
 	return p.sum()
 }

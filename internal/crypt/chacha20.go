@@ -1,6 +1,9 @@
 package crypt
 
-import "math/bits"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // ChaCha20 (RFC 8439 sections 2.1 to 2.4) and HChaCha20
 // (draft-irtf-cfrg-xchacha section 2.2).
@@ -50,10 +53,10 @@ func rounds(s *[16]uint32) {
 func newState(key *[KeySize]byte, tail []byte) [16]uint32 {
 	s := [16]uint32{0: sigma0, 1: sigma1, 2: sigma2, 3: sigma3}
 	for i := range 8 {
-		s[4+i] = getLE32(key[4*i:])
+		s[4+i] = binary.LittleEndian.Uint32(key[4*i:])
 	}
 	for i := range 4 {
-		s[12+i] = getLE32(tail[4*i:])
+		s[12+i] = binary.LittleEndian.Uint32(tail[4*i:])
 	}
 	return s
 }
@@ -62,7 +65,7 @@ func newState(key *[KeySize]byte, tail []byte) [16]uint32 {
 // block counter.
 func chachaState(key *[KeySize]byte, counter uint32, nonce *[12]byte) [16]uint32 {
 	var tail [16]byte
-	putLE32(tail[:], counter)
+	binary.LittleEndian.PutUint32(tail[:], counter)
 	copy(tail[4:], nonce[:])
 	return newState(key, tail[:])
 }
@@ -73,7 +76,7 @@ func keyBlock(out *[64]byte, s *[16]uint32) {
 	x := *s
 	rounds(&x)
 	for i := range x {
-		putLE32(out[4*i:], x[i]+s[i])
+		binary.LittleEndian.PutUint32(out[4*i:], x[i]+s[i])
 	}
 }
 
@@ -102,8 +105,8 @@ func hChaCha20(key *[KeySize]byte, nonce []byte) [KeySize]byte {
 	rounds(&s)
 	var out [KeySize]byte
 	for i := range 4 {
-		putLE32(out[4*i:], s[i])
-		putLE32(out[16+4*i:], s[12+i])
+		binary.LittleEndian.PutUint32(out[4*i:], s[i])
+		binary.LittleEndian.PutUint32(out[16+4*i:], s[12+i])
 	}
 	return out
 }

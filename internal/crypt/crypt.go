@@ -26,35 +26,3 @@ func Equal(a, b []byte) bool {
 	}
 	return diff == 0
 }
-
-// The byte orders of the specifications: SHA-256 is big-endian, ChaCha20
-// and Poly1305 are little-endian.
-
-func getBE32(b []byte) uint32 {
-	_ = b[3]
-	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
-}
-
-func putBE32(b []byte, v uint32) {
-	_ = b[3]
-	b[0], b[1], b[2], b[3] = byte(v>>24), byte(v>>16), byte(v>>8), byte(v)
-}
-
-func getLE32(b []byte) uint32 {
-	_ = b[3]
-	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
-}
-
-func putLE32(b []byte, v uint32) {
-	_ = b[3]
-	b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
-}
-
-func getLE64(b []byte) uint64 {
-	return uint64(getLE32(b)) | uint64(getLE32(b[4:]))<<32
-}
-
-func putLE64(b []byte, v uint64) {
-	putLE32(b, uint32(v))
-	putLE32(b[4:], uint32(v>>32))
-}

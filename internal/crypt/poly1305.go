@@ -1,6 +1,9 @@
 package crypt
 
-import "math/bits"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // Poly1305 (RFC 8439 section 2.5): the message's 16-byte blocks, each with
 // a 1 appended, are the coefficients of a polynomial evaluated at r modulo
@@ -27,10 +30,10 @@ type poly1305 struct {
 // bits of bytes 4, 8, 12.
 func newPoly1305(key []byte) poly1305 {
 	return poly1305{
-		r0: getLE64(key[0:]) & 0x0ffffffc0fffffff,
-		r1: getLE64(key[8:]) & 0x0ffffffc0ffffffc,
-		s0: getLE64(key[16:]),
-		s1: getLE64(key[24:]),
+		r0: binary.LittleEndian.Uint64(key[0:]) & 0x0ffffffc0fffffff,
+		r1: binary.LittleEndian.Uint64(key[8:]) & 0x0ffffffc0ffffffc,
+		s0: binary.LittleEndian.Uint64(key[16:]),
+		s1: binary.LittleEndian.Uint64(key[24:]),
 	}
 }
 
@@ -38,8 +41,8 @@ func newPoly1305(key []byte) poly1305 {
 // is 1 but for a plain message's short last block) and multiplies it by r.
 func (p *poly1305) block(m []byte, hibit uint64) {
 	var c uint64
-	p.h0, c = bits.Add64(p.h0, getLE64(m[0:]), 0)
-	p.h1, c = bits.Add64(p.h1, getLE64(m[8:]), c)
+	p.h0, c = bits.Add64(p.h0, binary.LittleEndian.Uint64(m[0:]), 0)
+	p.h1, c = bits.Add64(p.h1, binary.LittleEndian.Uint64(m[8:]), c)
 	p.h2 += c + hibit
 	p.mulR()
 }
@@ -132,7 +135,7 @@ func (p *poly1305) sum() [TagSize]byte {
 	var tag [TagSize]byte
 	h0, c = bits.Add64(h0, p.s0, 0)
 	h1, _ = bits.Add64(h1, p.s1, c)
-	putLE64(tag[0:], h0)
-	putLE64(tag[8:], h1)
+	binary.LittleEndian.PutUint64(tag[0:], h0)
+	binary.LittleEndian.PutUint64(tag[8:], h1)
 	return tag
 }

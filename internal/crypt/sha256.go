@@ -1,6 +1,9 @@
 package crypt
 
-import "math/bits"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // SHA-256, FIPS 180-4 sections 4.1.2, 5 and 6.2.
 
@@ -77,12 +80,11 @@ func (d *digest) sum() [Size]byte {
 	var pad [blockSize + 8]byte
 	pad[0] = 0x80
 	n := 1 + (55-d.n)&(blockSize-1) // bytes that take d.n to 56 mod 64
-	putBE32(pad[n:], uint32(length>>32))
-	putBE32(pad[n+4:], uint32(length))
+	binary.BigEndian.PutUint64(pad[n:], length)
 	d.write(pad[:n+8])
 	var out [Size]byte
 	for i, v := range d.h {
-		putBE32(out[4*i:], v)
+		binary.BigEndian.PutUint32(out[4*i:], v)
 	}
 	return out
 }
@@ -91,7 +93,7 @@ func (d *digest) sum() [Size]byte {
 func (d *digest) block(p []byte) {
 	var w [64]uint32 // the message schedule
 	for t := range 16 {
-		w[t] = getBE32(p[4*t:])
+		w[t] = binary.BigEndian.Uint32(p[4*t:])
 	}
 	for t := 16; t < 64; t++ {
 		w[t] = smallSigma1(w[t-2]) + w[t-7] + smallSigma0(w[t-15]) + w[t-16]
