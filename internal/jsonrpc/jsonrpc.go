@@ -67,12 +67,22 @@ func Decode(raw rawjson.Value) (Message, []byte, *Error) {
 	return Message{ID: id, Method: method.Str, Params: params}, id, nil
 }
 
-// Result encodes a success response. result must be raw JSON.
+// The members of a response, in the order they are written.
+const (
+	headMember   = `{"jsonrpc":"2.0","id":`
+	resultMember = `,"result":`
+)
+
+// Result encodes a success response. result must be raw JSON. A result can
+// be megabytes, so the response is allocated once at its exact size.
 func Result(id, result []byte) []byte {
-	b := make([]byte, 0, len(result)+len(id)+32)
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = appendID(b, id)
-	b = append(b, `,"result":`...)
+	if id == nil {
+		id = []byte("null")
+	}
+	b := make([]byte, 0, len(headMember)+len(id)+len(resultMember)+len(result)+1)
+	b = append(b, headMember...)
+	b = append(b, id...)
+	b = append(b, resultMember...)
 	b = append(b, result...)
 	return append(b, '}')
 }
@@ -80,7 +90,7 @@ func Result(id, result []byte) []byte {
 // ErrorResponse encodes an error response; a nil id is written as null.
 func ErrorResponse(id []byte, e *Error) []byte {
 	b := make([]byte, 0, 96+len(e.Message)+len(e.Data))
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, headMember...)
 	b = appendID(b, id)
 	b = append(b, `,"error":{"code":`...)
 	b = strconv.AppendInt(b, int64(e.Code), 10)

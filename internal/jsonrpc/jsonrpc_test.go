@@ -1,6 +1,7 @@
 package jsonrpc
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
@@ -47,6 +48,17 @@ func TestDecode(t *testing.T) {
 func TestEncode(t *testing.T) {
 	if got := string(Result([]byte(`"x"`), []byte(`{}`))); got != `{"jsonrpc":"2.0","id":"x","result":{}}` {
 		t.Errorf("Result: %s", got)
+	}
+	// A result can be megabytes: the response is allocated once, at its size.
+	result := []byte(`{"text":"` + strings.Repeat("x", 1<<20) + `"}`)
+	for _, id := range [][]byte{nil, []byte(`7`), []byte(`"a-longer-string-id"`)} {
+		var b []byte
+		if n := testing.AllocsPerRun(10, func() { b = Result(id, result) }); n != 1 {
+			t.Errorf("Result(%s, 1 MB): %v allocations, want 1", id, n)
+		}
+		if len(b) != cap(b) || !gjson.ValidBytes(b) {
+			t.Errorf("Result(%s, 1 MB): %d bytes of room for %d", id, cap(b), len(b))
+		}
 	}
 	got := string(ErrorResponse(nil, &Error{Code: CodeInvalidParams, Message: "bad \"arg\"\n<x>", Data: []byte(`{"a":1}`)}))
 	if want := `{"jsonrpc":"2.0","id":null,"error":{"code":-32602,"message":"bad \"arg\"\n\u003cx\u003e","data":{"a":1}}}`; got != want || !gjson.Valid(got) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"math/bits"
 	"strconv"
 	"strings"
 	"time"
@@ -319,11 +320,13 @@ func isDelimiter(c byte) bool {
 
 // successResult is a CallToolResult carrying obj as structured content and,
 // for clients that read only text, as a text block.
+// A result can be megabytes, so it is allocated once at its exact size.
 func successResult(obj []byte) []byte {
-	b := make([]byte, 0, 2*len(obj)+64)
-	b = append(b, `{"content":[{"type":"text","text":"`...)
+	const head, middle = `{"content":[{"type":"text","text":"`, `"}],"structuredContent":`
+	b := make([]byte, 0, len(head)+len(obj)+quotesAndBackslashes(obj)+len(middle)+len(obj)+1)
+	b = append(b, head...)
 	b = appendQuoted(b, obj)
-	b = append(b, `"}],"structuredContent":`...)
+	b = append(b, middle...)
 	b = append(b, obj...)
 	return append(b, '}')
 }
@@ -362,6 +365,26 @@ func quoteOrBackslash(b []byte) int {
 		}
 	}
 	return len(b)
+}
+
+// quotesAndBackslashes counts the bytes of b that appendQuoted escapes,
+// eight at a time and without a branch per byte.
+func quotesAndBackslashes(b []byte) int {
+	const ones, lows = 0x0101010101010101, 0x7f7f7f7f7f7f7f7f
+	n, i := 0, 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		q, s := x^(ones*'"'), x^(ones*'\\')
+		// The high bit of each byte of z is set where q or s has a zero byte.
+		z := ^((q&lows + lows) | q | lows) | ^((s&lows + lows) | s | lows)
+		n += bits.OnesCount64(z)
+	}
+	for ; i < len(b); i++ {
+		if b[i] == '"' || b[i] == '\\' {
+			n++
+		}
+	}
+	return n
 }
 
 // errorResult is a CallToolResult that reports a failure to the model.

@@ -359,8 +359,47 @@ func FuzzNormalize(f *testing.F) {
 		if !bytes.Equal(got, want) {
 			t.Fatalf("normalize(%q) = %q, want %q", body, got, want)
 		}
-		if text := gjson.GetBytes(successResult(got), "content.0.text").String(); text != string(got) {
+		res := successResult(got)
+		if text := gjson.GetBytes(res, "content.0.text").String(); text != string(got) {
 			t.Fatalf("text %q, want %q", text, got)
 		}
+		if len(res) != cap(res) {
+			t.Fatalf("successResult made %d bytes of room for %d", cap(res), len(res))
+		}
 	})
+}
+
+// A result is allocated once, at its size: a large one grown by append would
+// be copied and allocated again.
+func TestSuccessResultAllocatesOnce(t *testing.T) {
+	obj := []byte(`{"memos":[` + strings.Repeat(`{"name":"memos/1","content":"a \"quoted\" word and a \\ backslash"},`, 2000) + `{}]}`)
+	var res []byte
+	if n := testing.AllocsPerRun(20, func() { res = successResult(obj) }); n != 1 {
+		t.Errorf("successResult: %v allocations, want 1", n)
+	}
+	if len(res) != cap(res) {
+		t.Errorf("successResult made %d bytes of room for %d", cap(res), len(res))
+	}
+}
+
+func TestQuotesAndBackslashes(t *testing.T) {
+	// Every special byte at every offset of a word, between other bytes that
+	// differ from it by one bit (the carries a word-wise test must not mix).
+	for _, c := range []byte{'"', '\\'} {
+		for _, other := range []byte{'a', c ^ 1, c ^ 0x80, 0, 0xff} {
+			for n := range 20 {
+				for i := range n {
+					b := bytes.Repeat([]byte{other}, n)
+					b[i] = c
+					want := bytes.Count(b, []byte{'"'}) + bytes.Count(b, []byte{'\\'})
+					if got := quotesAndBackslashes(b); got != want {
+						t.Fatalf("quotesAndBackslashes(%q) = %d, want %d", b, got, want)
+					}
+				}
+			}
+		}
+	}
+	if got := quotesAndBackslashes([]byte(`"\""\\"x"\`)); got != 9 {
+		t.Errorf("all special: %d, want 9", got)
+	}
 }
