@@ -61,14 +61,20 @@ func WasmMemoryBytes() int64 {
 }
 
 // consoleWriter writes each line it gets as one line of the runtime's
-// console, which Workers Logs collect, through the entry module's log. Nothing
-// may write to os.Stdout or os.Stderr: the js/wasm file-system shim answers a
-// write through a callback, which Go must not wait for inside an exported
-// function (see exports_js.go).
+// console, which Workers Logs collect. Once the program serves, a line is an
+// effect of the call into Go that wrote it (see exports_js.go); before, it
+// goes through the entry module's log. Nothing may write to os.Stdout or
+// os.Stderr: the js/wasm file-system shim answers a write through a
+// callback, which Go must not wait for inside an exported function.
 type consoleWriter struct{}
 
 func (consoleWriter) Write(p []byte) (int, error) {
-	runtimeContext.Call("log", strings.TrimSuffix(string(p), "\n"))
+	line := strings.TrimSuffix(string(p), "\n")
+	if handler != nil {
+		events.log(line)
+	} else {
+		runtimeContext.Call("log", line)
+	}
 	return len(p), nil
 }
 

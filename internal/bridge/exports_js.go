@@ -30,7 +30,9 @@ import (
 // the outcome. Every call but mme_buffer and mme_release runs the goroutines
 // it made runnable until each request waits for Memos or is answered, then
 // returns what they produced since the last call (answers to send, upstream
-// requests to make) as one table of words in memory; see settle.
+// requests to make, log lines to write) as one table of words in memory; see
+// settle. Goroutines run only then, so everything they record lands in the
+// table of the call that ran them.
 //
 // No export may wait for JavaScript: on js/wasm a blocked export returns
 // garbage and the next entry into Go crashes. So an export never blocks on
@@ -46,6 +48,7 @@ var handler web.Handler
 const (
 	effectRespond = 1 // request id, status, headers, body
 	effectFetch   = 2 // request id, fetch id, timeout ms, max bytes, binding, method, URL, headers, body
+	effectLog     = 3 // a log line
 )
 
 // Fetch outcomes, as mme_fetched reports them.
@@ -308,6 +311,16 @@ func (l *loop) fetch(id uint32, f Fetcher, req *web.Request, timeoutMs int) <-ch
 	l.addBytes(req.Body)
 	l.produced++
 	return reply
+}
+
+// log records a log line; the entry module writes it to the console once
+// the call returns. A line crossing as an effect costs the Go program no
+// call into JavaScript and no JavaScript value to finalize.
+func (l *loop) log(line string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.table = append(l.table, effectLog)
+	l.addString(line)
 }
 
 func (l *loop) addBytes(b []byte) {
