@@ -1,6 +1,9 @@
 package rawjson
 
-import "unsafe"
+import (
+	"math/bits"
+	"unsafe"
+)
 
 // Valid reports whether s is one JSON value (RFC 8259), white space around
 // it aside. Like encoding/json, it does not check that strings are UTF-8.
@@ -124,8 +127,8 @@ func validString(s string, i int) int {
 
 // plainEnd skips the bytes at s[i:] that need no check in a string, eight
 // at a time while none of the eight is a quote, a backslash or a control
-// character, and returns where it stopped (at most seven bytes before such a
-// byte, or before the end). Long strings are most of a large answer, and wasm
+// character, and returns where it stopped: at such a byte, or fewer than
+// eight bytes before the end. Long strings are most of a large answer, and wasm
 // has no vector search.
 func plainEnd(s string, i int) int {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
@@ -134,9 +137,10 @@ func plainEnd(s string, i int) int {
 		// and load them unaligned.
 		x := *(*uint64)(unsafe.Pointer(unsafe.StringData(s[i:])))
 		q, b := x^(ones*'"'), x^(ones*'\\')
-		// A byte of q or b is zero, or a byte of x is below 0x20.
-		if ((q-ones)&^q|(b-ones)&^b|(x-ones*' ')&^x)&highs != 0 {
-			break
+		// A byte of q or b is zero, or a byte of x is below 0x20. The lowest
+		// flagged byte is the first such (a borrow flags only higher ones).
+		if m := ((q-ones)&^q | (b-ones)&^b | (x-ones*' ')&^x) & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
 		}
 	}
 	return i

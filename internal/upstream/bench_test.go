@@ -54,4 +54,10 @@ func BenchmarkCall(b *testing.B) {
 		page := `{"memos": [` + strings.Repeat(benchMemo+",", 9) + benchMemo + `], "nextPageToken": "CAoQAQ=="}`
 		benchmarkCall(b, "memo_list_memos", `{"filter":"\"tokyo\" in tags && created_ts > now - duration(\"720h\")","pageSize":10,"orderBy":"create_time desc"}`, page)
 	})
+	// A large result: 1,000 memos of about 1.4 KB, as make bench's row 8 lists.
+	b.Run("list_memos_1000", func(b *testing.B) {
+		long := strings.Replace(benchMemo, "see the photo.", "see the photo. "+strings.Repeat("Lorem ipsum dolor sit amet. ", 8), 1)
+		page := `{"memos": [` + strings.Repeat(long+",", 999) + long + `], "nextPageToken": "CAoQAQ=="}`
+		benchmarkCall(b, "memo_list_memos", `{"pageSize":1000}`, page)
+	})
 }

@@ -355,8 +355,10 @@ func quoteOrBackslash(b []byte) int {
 	for ; i+8 <= len(b); i += 8 {
 		x := binary.LittleEndian.Uint64(b[i:])
 		q, s := x^(ones*'"'), x^(ones*'\\')
-		if ((q-ones)&^q|(s-ones)&^s)&highs != 0 { // a byte of q or s is zero
-			break
+		// A byte of q or s is zero; the lowest flagged byte is the first
+		// (a borrow flags only higher ones).
+		if m := ((q-ones)&^q | (s-ones)&^s) & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
 		}
 	}
 	for ; i < len(b); i++ {
