@@ -5,7 +5,7 @@ package main
 
 import (
 	"errors"
-	"os"
+	"syscall"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/bridge"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
@@ -75,5 +75,5 @@ func main() {
 // fatal logs err and ends the program, as log.Fatal would.
 func fatal(err error) {
 	logline.Print(logline.Value(err))
-	os.Exit(1)
+	syscall.Exit(1)
 }

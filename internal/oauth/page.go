@@ -2,7 +2,6 @@ package oauth
 
 import (
 	"encoding/base64"
-	"html"
 	"strconv"
 	"strings"
 
@@ -42,7 +41,7 @@ var styleHash = func() string {
 func page(status int, title, body, formAction string) *web.Response {
 	var b strings.Builder
 	b.WriteString(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>`)
-	b.WriteString(html.EscapeString(title))
+	b.WriteString(escapeHTML(title))
 	b.WriteString(`</title><style>` + pageStyle + `</style></head><body><main>`)
 	b.WriteString(body)
 	b.WriteString(`</main></body></html>`)
@@ -53,17 +52,53 @@ func page(status int, title, body, formAction string) *web.Response {
 	}}
 }
 
+// escapeHTML escapes the five characters that can end text or an attribute
+// value, as html.EscapeString does; that one's strings.Replacer would cost
+// the wasm about 20 KB.
+func escapeHTML(s string) string {
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); i++ {
+		var esc string
+		switch s[i] {
+		case '<':
+			esc = "&lt;"
+		case '>':
+			esc = "&gt;"
+		case '&':
+			esc = "&amp;"
+		case '\'':
+			esc = "&#39;"
+		case '"':
+			esc = "&#34;"
+		default:
+			continue
+		}
+		if last == 0 {
+			b.Grow(len(s) + 16)
+		}
+		b.WriteString(s[last:i])
+		b.WriteString(esc)
+		last = i + 1
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
 // errorPage tells the person what went wrong, when the client cannot be
 // told.
 func errorPage(status int, msg string) *web.Response {
-	return page(status, "Cannot connect to Memos", `<h1>Cannot connect to Memos</h1><p role="alert">`+html.EscapeString(msg)+`</p>`, "")
+	return page(status, "Cannot connect to Memos", `<h1>Cannot connect to Memos</h1><p role="alert">`+escapeHTML(msg)+`</p>`, "")
 }
 
 // consentPage asks the person whether the client may use their Memos, and
 // how they prove who they are. pending is the sealed authorization request
 // the form carries back; problem, when set, says what went wrong last time.
 func (s *Server) consentPage(req *web.Request, pending, clientName, redirect, scope, problem string) *web.Response {
-	esc := html.EscapeString
+	esc := escapeHTML
 	name := clientName
 	if name == "" {
 		name = "An app"
