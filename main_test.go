@@ -28,8 +28,8 @@ func TestWasmDependencies(t *testing.T) {
 	// Packages the Worker does without, each for tens or hundreds of KB of
 	// wasm: fmt, log and encoding/json (and the reflection they bring), os
 	// (with the js file-system shim behind it), html (its escaper's
-	// strings.Replacer), net/url, math/rand.
-	forbidden := []string{"fmt", "log", "encoding/json", "os", "html", "net/url", "math/rand", "net/http"}
+	// strings.Replacer), net/url, net/netip (with unique), math/rand.
+	forbidden := []string{"fmt", "log", "encoding/json", "os", "html", "net/url", "net/netip", "unique", "math/rand", "net/http"}
 	for _, dep := range deps {
 		if slices.Contains(forbidden, dep) || strings.HasPrefix(dep, "net/http/") ||
 			strings.Contains(dep, "kin-openapi") || strings.Contains(strings.ToLower(dep), "yaml") ||

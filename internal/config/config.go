@@ -4,7 +4,6 @@ package config
 
 import (
 	"errors"
-	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -104,7 +103,7 @@ func memosURL(raw string, allowHTTP bool) (*uri.URL, error) {
 	if u.HasUser || strings.ContainsAny(raw, "?#") {
 		return nil, errors.New("MEMOS_URL must not carry credentials, a query or a fragment")
 	}
-	if u.Scheme == "http" && !allowHTTP && !isLoopback(u.Hostname()) {
+	if u.Scheme == "http" && !allowHTTP && !uri.IsLoopbackHost(u.Hostname()) {
 		return nil, errors.New("MEMOS_URL uses plain http to a non-loopback host: use https, or set MEMOS_ALLOW_HTTP=true for development")
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
@@ -144,15 +143,6 @@ func boolean(getenv func(string) string, name string, def bool) (bool, error) {
 		return false, nil
 	}
 	return def, errors.New(name + " must be true or false")
-}
-
-// isLoopback reports whether host is localhost or a loopback address.
-func isLoopback(host string) bool {
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.IsLoopback()
 }
 
 func positive(getenv func(string) string, name string, def int) (int, error) {

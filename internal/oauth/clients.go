@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
-	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -64,7 +63,7 @@ func redirectAllowed(u string) bool {
 	if err != nil || len(u) > maxURILen || p.Host == "" || p.Fragment != "" || strings.Contains(u, "#") || p.HasUser {
 		return false
 	}
-	return p.Scheme == "https" || p.Scheme == "http" && isLoopback(p.Hostname())
+	return p.Scheme == "https" || p.Scheme == "http" && uri.IsLoopbackHost(p.Hostname())
 }
 
 // documentURL reports whether id may be a client ID metadata document's
@@ -75,25 +74,18 @@ func (s *Server) documentURL(id string) bool {
 	if err != nil || len(id) > maxURILen || p.Host == "" || p.HasUser || p.Fragment != "" || strings.Contains(id, "#") || p.Path == "" || p.Path == "/" {
 		return false
 	}
-	if p.Scheme == "http" && s.opts.AllowLoopbackClients && isLoopback(p.Hostname()) {
+	if p.Scheme == "http" && s.opts.AllowLoopbackClients && uri.IsLoopbackHost(p.Hostname()) {
 		return true
 	}
-	if p.Scheme != "https" || isLoopback(p.Hostname()) {
+	if p.Scheme != "https" || uri.IsLoopbackHost(p.Hostname()) {
 		return false
 	}
-	if ip, err := netip.ParseAddr(strings.Trim(p.Hostname(), "[]")); err == nil {
+	if ip, ok := uri.ParseIP(p.Hostname()); ok {
 		return ip.IsGlobalUnicast() && !ip.IsPrivate()
 	}
 	return strings.Contains(p.Hostname(), ".") && !strings.HasSuffix(p.Hostname(), ".local") && !strings.HasSuffix(p.Hostname(), ".internal")
 }
 
-func isLoopback(host string) bool {
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(strings.Trim(host, "[]"))
-	return err == nil && ip.IsLoopback()
-}
 
 // clientCache keeps the client documents this isolate fetched, briefly.
 type clientCache struct {

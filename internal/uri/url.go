@@ -2,7 +2,6 @@ package uri
 
 import (
 	"errors"
-	"net/netip"
 	"strings"
 )
 
@@ -174,8 +173,8 @@ func parseHost(scheme, host string) (string, error) {
 			name += z
 		}
 		// Only an IPv6 address goes in brackets (RFC 3986 §3.2.2).
-		ip, err := netip.ParseAddr(name)
-		if err != nil {
+		ip, ok := ParseIP(name)
+		if !ok {
 			return "", errIPv6Literal
 		}
 		if ip.Is4() {
