@@ -86,7 +86,6 @@ func (s *Server) documentURL(id string) bool {
 	return strings.Contains(p.Hostname(), ".") && !strings.HasSuffix(p.Hostname(), ".local") && !strings.HasSuffix(p.Hostname(), ".internal")
 }
 
-
 // clientCache keeps the client documents this isolate fetched, briefly.
 type clientCache struct {
 	mu   sync.Mutex
