@@ -17,12 +17,20 @@ type Tool struct {
 	Params      []Param // path and query parameters, in template order then name order
 	HasBody     bool    // the request body is the "body" argument
 	ReadOnly    bool    // annotated readOnlyHint: the tool changes nothing
-	// InputSchema and OutputSchema are the tool's JSON Schemas as served.
-	InputSchema  string
-	OutputSchema string
-	// definition is the tool's entry in tools/list, prepared at build time.
-	definition string
+	// definition is the tool's entry in tools/list, prepared at build time;
+	// input and output are where its schemas stand in it.
+	definition    string
+	input, output span
 }
+
+// span is a start and an end offset into a tool's definition.
+type span [2]int32
+
+// InputSchema returns the tool's input JSON Schema as served.
+func (t *Tool) InputSchema() string { return t.definition[t.input[0]:t.input[1]] }
+
+// OutputSchema returns the tool's output JSON Schema as served.
+func (t *Tool) OutputSchema() string { return t.definition[t.output[0]:t.output[1]] }
 
 // Param is a path or query parameter of a tool's route, given as the
 // top-level argument of the same name.

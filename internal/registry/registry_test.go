@@ -110,7 +110,7 @@ func TestToolsMatchBuiltInServer(t *testing.T) {
 				wantRequired = append(wantRequired, "body")
 			}
 			var gotRequired []string
-			for _, r := range gjson.Get(tool.InputSchema, "required").Array() {
+			for _, r := range gjson.Get(tool.InputSchema(), "required").Array() {
 				gotRequired = append(gotRequired, r.Str)
 			}
 			if diff := cmp.Diff(wantRequired, gotRequired); diff != "" {
@@ -134,7 +134,7 @@ func TestToolsMatchBuiltInServer(t *testing.T) {
 			if m.Get("operationId").Str != tool.OperationID || m.Get("method").Str != tool.Method || m.Get("path").Str != tool.Path {
 				t.Errorf("_meta %s, want %s %s %s", m.Raw, tool.OperationID, tool.Method, tool.Path)
 			}
-			if d.Get("inputSchema").Raw != tool.InputSchema || d.Get("outputSchema").Raw != tool.OutputSchema {
+			if d.Get("inputSchema").Raw != tool.InputSchema() || d.Get("outputSchema").Raw != tool.OutputSchema() {
 				t.Errorf("tools/list schemas differ from the Tool's")
 			}
 		})
@@ -161,7 +161,7 @@ func TestBodyOverrides(t *testing.T) {
 			if !ok {
 				t.Fatal("no such tool")
 			}
-			body := gjson.Get(tool.InputSchema, "properties.body")
+			body := gjson.Get(tool.InputSchema(), "properties.body")
 			if got := body.Get("required").Raw; got != tc.required {
 				t.Errorf("body required %s, want %s", got, tc.required)
 			}
@@ -182,7 +182,7 @@ func TestBodyOverrides(t *testing.T) {
 func TestSchemasArePortable(t *testing.T) {
 	allowedFormats := map[string]bool{"date-time": true}
 	for _, tool := range All() {
-		for kind, raw := range map[string]string{"input": tool.InputSchema, "output": tool.OutputSchema} {
+		for kind, raw := range map[string]string{"input": tool.InputSchema(), "output": tool.OutputSchema()} {
 			s := gjson.Parse(raw)
 			if s.Get("type").Str != "object" {
 				t.Errorf("%s %s schema is not object-rooted", tool.Name, kind)
@@ -269,7 +269,7 @@ func TestInputSchemasValidate(t *testing.T) {
 		{"auth_get_current_user", `{}`, true},
 	} {
 		tool, _ := Lookup(tc.tool)
-		s, err := compile(tool.InputSchema)
+		s, err := compile(tool.InputSchema())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -319,6 +319,6 @@ func TestNoFieldLabels(t *testing.T) {
 				return true
 			})
 		}
-		walk("inputSchema", gjson.Parse(tool.InputSchema))
+		walk("inputSchema", gjson.Parse(tool.InputSchema()))
 	}
 }

@@ -81,11 +81,11 @@ func TestRegistrySchemasAgreeWithReference(t *testing.T) {
 		`{"force":true,"memo":"a"}`, `{"force":"yes","memo":"a"}`, `{"memo":null}`,
 	}
 	for _, tool := range registry.All() {
-		ours, err := Compile(tool.InputSchema)
+		ours, err := Compile(tool.InputSchema())
 		if err != nil {
 			t.Fatalf("%s: %v", tool.Name, err)
 		}
-		ref := reference(t, tool.InputSchema)
+		ref := reference(t, tool.InputSchema())
 		for _, call := range calls {
 			v, _ := decode(t, call)
 			got, want := ours.Validate(numerals(v)), ref.Validate(v)
@@ -108,11 +108,11 @@ func FuzzAgainstReference(f *testing.F) {
 	}
 	var schemas []pair
 	for _, tool := range registry.All() {
-		ours, err := Compile(tool.InputSchema)
+		ours, err := Compile(tool.InputSchema())
 		if err != nil {
 			f.Fatal(err)
 		}
-		schemas = append(schemas, pair{ours, reference(f, tool.InputSchema)})
+		schemas = append(schemas, pair{ours, reference(f, tool.InputSchema())})
 	}
 	hugeExponent := regexp.MustCompile(`[eE][+-]?0*[0-9]{5}`)
 	f.Fuzz(func(t *testing.T, doc []byte) {

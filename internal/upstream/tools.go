@@ -62,14 +62,14 @@ type prepared struct {
 func (t *tool) prepare() (*prepared, error) {
 	t.once.Do(func() {
 		p := &prepared{segments: parseTemplate(t.def.Path)}
-		if p.schema, t.err = schema.Compile(t.def.InputSchema); t.err != nil {
+		if p.schema, t.err = schema.Compile(t.def.InputSchema()); t.err != nil {
 			return
 		}
 		for _, param := range t.def.Params {
 			p.hasMask = p.hasMask || param.In == "query" && param.Name == maskParam
 		}
 		if p.hasMask {
-			p.fields, p.messages = bodyFields(t.def.InputSchema)
+			p.fields, p.messages = bodyFields(t.def.InputSchema())
 		}
 		t.prep = p
 	})

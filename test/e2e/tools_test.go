@@ -117,7 +117,7 @@ func (c *tools) fails(name string, args map[string]any) string {
 
 func outputSchema(t *testing.T, def *registry.Tool) *jsonschema.Schema {
 	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(def.OutputSchema))
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(def.OutputSchema()))
 	if err != nil {
 		t.Fatal(err)
 	}

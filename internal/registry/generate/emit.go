@@ -79,7 +79,17 @@ func emit(tools []tool, version, specSum string) ([]byte, error) {
 			fmt.Fprintf(&src, "{Name: %q, In: %q, Type: %q, Required: %t},", p.Name, p.In, p.Type, p.Required)
 		}
 		src.WriteString("},\n")
-		fmt.Fprintf(&src, "InputSchema: %s,\nOutputSchema: %s,\n", strconv.Quote(string(in)), strconv.Quote(string(out)))
+		// The schemas are served inside the definition; the table keeps
+		// where, not a second copy of them.
+		inAt, err := schemaSpan(def, `"inputSchema":`, in)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", t.Name, err)
+		}
+		outAt, err := schemaSpan(def, `"outputSchema":`, out)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", t.Name, err)
+		}
+		fmt.Fprintf(&src, "input: span{%d, %d}, output: span{%d, %d},\n", inAt[0], inAt[1], outAt[0], outAt[1])
 		fmt.Fprintf(&src, "definition: %s},\n", strconv.Quote(string(def)))
 	}
 	src.WriteString("}\n")
@@ -88,4 +98,15 @@ func emit(tools []tool, version, specSum string) ([]byte, error) {
 		return nil, fmt.Errorf("format generated source: %w", err)
 	}
 	return out, nil
+}
+
+// schemaSpan returns where schema stands in def, after member (the first
+// occurrence of member followed by schema), as start and end offsets.
+func schemaSpan(def []byte, member string, schema []byte) ([2]int, error) {
+	i := bytes.Index(def, append([]byte(member), schema...))
+	if i < 0 {
+		return [2]int{}, fmt.Errorf("the definition does not hold %s as written", member)
+	}
+	start := i + len(member)
+	return [2]int{start, start + len(schema)}, nil
 }
