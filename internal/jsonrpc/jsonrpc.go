@@ -76,9 +76,7 @@ const (
 // Result encodes a success response. result must be raw JSON. A result can
 // be megabytes, so the response is allocated once at its exact size.
 func Result(id, result []byte) []byte {
-	if id == nil {
-		id = []byte("null")
-	}
+	id = idOrNull(id)
 	b := make([]byte, 0, len(headMember)+len(id)+len(resultMember)+len(result)+1)
 	b = append(b, headMember...)
 	b = append(b, id...)
@@ -89,9 +87,10 @@ func Result(id, result []byte) []byte {
 
 // ErrorResponse encodes an error response; a nil id is written as null.
 func ErrorResponse(id []byte, e *Error) []byte {
-	b := make([]byte, 0, 96+len(e.Message)+len(e.Data))
+	id = idOrNull(id)
+	b := make([]byte, 0, 96+len(id)+len(e.Message)+len(e.Data))
 	b = append(b, headMember...)
-	b = appendID(b, id)
+	b = append(b, id...)
 	b = append(b, `,"error":{"code":`...)
 	b = strconv.AppendInt(b, int64(e.Code), 10)
 	b = append(b, `,"message":`...)
@@ -103,11 +102,12 @@ func ErrorResponse(id []byte, e *Error) []byte {
 	return append(b, "}}"...)
 }
 
-func appendID(b, id []byte) []byte {
+// idOrNull is id as a response writes it: a missing id is null.
+func idOrNull(id []byte) []byte {
 	if id == nil {
-		return append(b, "null"...)
+		return []byte("null")
 	}
-	return append(b, id...)
+	return id
 }
 
 // TooDeep reports whether the JSON text b nests arrays and objects deeper
