@@ -175,12 +175,29 @@ func (ip IP) IsPrivate() bool {
 // address. Private addresses count as global unicast, as in net/netip.
 func (ip IP) IsGlobalUnicast() bool {
 	if a, ok := ip.v4(); ok {
-		if a == [4]byte{} || a == [4]byte{255, 255, 255, 255} || a[0] == 127 || a[0]&0xf0 == 0xe0 || a[0] == 169 && a[1] == 254 {
+		if a == [4]byte{} || a == [4]byte{255, 255, 255, 255} {
 			return false
 		}
-		return true
+	} else if ip.addr == [16]byte{} {
+		return false
 	}
-	return ip.addr != [16]byte{} && !ip.IsLoopback() && ip.addr[0] != 0xff && !(ip.addr[0] == 0xfe && ip.addr[1]&0xc0 == 0x80)
+	return !ip.IsLoopback() && !ip.isMulticast() && !ip.isLinkLocalUnicast()
+}
+
+// isMulticast reports whether ip is in 224.0.0.0/4 or ff00::/8.
+func (ip IP) isMulticast() bool {
+	if a, ok := ip.v4(); ok {
+		return a[0]&0xf0 == 0xe0
+	}
+	return ip.addr[0] == 0xff
+}
+
+// isLinkLocalUnicast reports whether ip is in 169.254.0.0/16 or fe80::/10.
+func (ip IP) isLinkLocalUnicast() bool {
+	if a, ok := ip.v4(); ok {
+		return a[0] == 169 && a[1] == 254
+	}
+	return ip.addr[0] == 0xfe && ip.addr[1]&0xc0 == 0x80
 }
 
 // IsLoopbackHost reports whether a URL's host name (an IPv6 address with or
