@@ -55,7 +55,7 @@ func main() {
 			Instance: tools.InstanceName(), AcceptMemosTokens: cfg.OAuthAcceptMemosTokens,
 			AllowLoopbackClients: cfg.OAuthAllowLoopbackClients,
 		})
-		authServer, mcpOpts.Authorize, mcpOpts.ScopeChallenge = o, o.Authorize, o.ScopeChallenge
+		authServer, mcpOpts.Authorize, mcpOpts.ScopeChallenge, mcpOpts.Revoked = o, o.Authorize, o.ScopeChallenge, o.Revoked
 	}
 	h := server.New(server.Options{
 		Config:          cfg,

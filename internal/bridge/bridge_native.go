@@ -111,13 +111,25 @@ var client = &http.Client{
 	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 }
 
-// Do sends req and reads the whole response body. Redirects are returned,
-// never followed.
+// Do sends req and reads the whole response body, within req.Timeout.
+// Redirects are returned, never followed.
 func (f Fetcher) Do(ctx context.Context, req *web.Request) (*web.Response, error) {
 	if f.Binding != "" {
 		return nil, fmt.Errorf("service binding %q: bindings exist only in the Worker", f.Binding)
 	}
-	hreq, err := http.NewRequestWithContext(ctx, req.Method, req.URL, bytes.NewReader(req.Body))
+	callCtx := ctx
+	if req.Timeout > 0 {
+		var cancel context.CancelFunc
+		callCtx, cancel = context.WithTimeout(ctx, req.Timeout)
+		defer cancel()
+	}
+	timedOut := func(err error) error {
+		if ctx.Err() == nil && callCtx.Err() != nil {
+			return fmt.Errorf("%w (%v)", web.ErrTimeout, err)
+		}
+		return err
+	}
+	hreq, err := http.NewRequestWithContext(callCtx, req.Method, req.URL, bytes.NewReader(req.Body))
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +138,7 @@ func (f Fetcher) Do(ctx context.Context, req *web.Request) (*web.Response, error
 	}
 	hresp, err := client.Do(hreq)
 	if err != nil {
-		return nil, err
+		return nil, timedOut(err)
 	}
 	defer hresp.Body.Close()
 	var r io.Reader = hresp.Body
@@ -135,7 +147,7 @@ func (f Fetcher) Do(ctx context.Context, req *web.Request) (*web.Response, error
 	}
 	body, err := io.ReadAll(r)
 	if err != nil {
-		return nil, err
+		return nil, timedOut(err)
 	}
 	if f.MaxBytes > 0 && len(body) > f.MaxBytes {
 		return nil, web.ErrResponseTooLarge

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
@@ -123,6 +124,10 @@ func TestFetcher(t *testing.T) {
 			http.Redirect(w, r, "https://elsewhere.example.com/", http.StatusFound)
 		case "/big":
 			w.Write([]byte(strings.Repeat("x", 101)))
+		case "/slow": // headers at once, the body never
+			w.WriteHeader(200)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
 		default:
 			sawAuth = r.Header.Get("Authorization")
 			body, _ := io.ReadAll(r.Body)
@@ -144,6 +149,14 @@ func TestFetcher(t *testing.T) {
 	}
 	if _, err = f.Do(ctx, &web.Request{Method: "GET", URL: upstream.URL + "/big", Header: web.Header{}}); !errors.Is(err, web.ErrResponseTooLarge) {
 		t.Errorf("oversized body: %v, want ErrResponseTooLarge", err)
+	}
+	if _, err = f.Do(ctx, &web.Request{Method: "GET", URL: upstream.URL + "/slow", Timeout: 50 * time.Millisecond}); !errors.Is(err, web.ErrTimeout) {
+		t.Errorf("a body that never ends: %v, want ErrTimeout", err)
+	}
+	gone, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err = f.Do(gone, &web.Request{Method: "GET", URL: upstream.URL + "/slow", Timeout: time.Minute}); err == nil || errors.Is(err, web.ErrTimeout) {
+		t.Errorf("a cancelled request: %v, want the cancellation, not a timeout", err)
 	}
 	if _, err = (Fetcher{Binding: "MEMOS"}).Do(ctx, &web.Request{Method: "GET", URL: upstream.URL}); err == nil {
 		t.Error("a service binding natively should fail")

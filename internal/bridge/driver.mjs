@@ -21,6 +21,7 @@ const effectLog = 3;
 const fetchOK = 0;
 const fetchFailed = 1;
 const fetchTooLarge = 2;
+const fetchTimedOut = 3;
 
 // A request whose goroutine waits inside Go is polled after 1, 2, 4, …
 // maxPollMs ms; after maxStuckPolls polls in a row while no request has an
@@ -158,7 +159,7 @@ export class Gateway {
         chunks = body;
       }
     } catch (err) {
-      outcome = fetchFailed;
+      outcome = err.name === "TimeoutError" ? fetchTimedOut : fetchFailed;
       texts = [`${err.name}: ${err.message}`];
     }
     r.fetches--;

@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"time"
 	"unsafe"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
@@ -56,6 +55,7 @@ const (
 	fetchOK       = 0 // status, headers and body in the buffer
 	fetchFailed   = 1 // the runtime's error message in the buffer
 	fetchTooLarge = 2 // the body passed its cap and was not read
+	fetchTimedOut = 3 // the request's timeout passed before the whole answer
 )
 
 // loop is the state shared by the exports and the goroutines they run.
@@ -126,6 +126,8 @@ func exportFetched(fetch uint32, outcome, status, headerLen int32) uint32 {
 		r.resp = &web.Response{Status: int(status), Header: decodeHeader(string(in[:headerLen])), Body: in[headerLen:]}
 	case fetchTooLarge:
 		r.err = web.ErrResponseTooLarge
+	case fetchTimedOut:
+		r.err = web.ErrTimeout
 	default:
 		r.err = errors.New("fetch: " + string(in))
 	}
@@ -351,9 +353,9 @@ type Fetcher struct {
 var _ web.Doer = Fetcher{}
 
 // Do sends req for the request ctx serves and waits for the whole response
-// body. Redirects are returned, never followed. The context's deadline
-// becomes the runtime's abort timeout; a request whose client is gone has
-// its upstream requests aborted by the entry module.
+// body. Redirects are returned, never followed. req.Timeout becomes the
+// runtime's abort timeout; a request whose client is gone has its upstream
+// requests aborted by the entry module.
 func (f Fetcher) Do(ctx context.Context, req *web.Request) (*web.Response, error) {
 	id, ok := ctx.Value(requestKey{}).(uint32)
 	if !ok {
@@ -363,8 +365,8 @@ func (f Fetcher) Do(ctx context.Context, req *web.Request) (*web.Response, error
 		return nil, err
 	}
 	timeoutMs := 0
-	if deadline, ok := ctx.Deadline(); ok {
-		timeoutMs = max(1, int(time.Until(deadline).Milliseconds()))
+	if req.Timeout > 0 {
+		timeoutMs = max(1, int(req.Timeout.Milliseconds()))
 	}
 	reply := events.fetch(id, f, req, timeoutMs)
 	r := <-reply

@@ -18,23 +18,26 @@ import (
 )
 
 // fakeTools is a two-tool surface: "echo" answers its arguments, any other
-// name is unknown.
+// name is unknown. Memos refuses the Authorization "Bearer deleted".
 type fakeTools struct{}
 
 func (fakeTools) ListJSON() []byte {
 	return []byte(`[{"name":"echo","description":"Echo.","inputSchema":{"type":"object"},"outputSchema":{"type":"object"}}]`)
 }
 
-func (fakeTools) Call(_ context.Context, name string, args rawjson.Value, auth string) ([]byte, bool) {
+func (fakeTools) Call(_ context.Context, name string, args rawjson.Value, auth string) ([]byte, bool, bool) {
 	if name != "echo" {
-		return nil, false
+		return nil, false, false
+	}
+	if auth == "Bearer deleted" {
+		return []byte(`{"content":[{"type":"text","text":"401 Unauthorized: the token was deleted"}],"isError":true}`), true, true
 	}
 	structured := args.Raw
 	if structured == "" {
 		structured = "{}"
 	}
 	text := string(gjson.AppendJSONString(nil, structured+" "+auth))
-	return []byte(`{"content":[{"type":"text","text":` + text + `}],"structuredContent":` + structured + `}`), true
+	return []byte(`{"content":[{"type":"text","text":` + text + `}],"structuredContent":` + structured + `}`), true, false
 }
 
 func testHandler() *Handler {
@@ -143,7 +146,7 @@ func normalJSON(t *testing.T, b []byte) any {
 // panicTools fails inside a tool, as a bug would.
 type panicTools struct{ fakeTools }
 
-func (panicTools) Call(context.Context, string, rawjson.Value, string) ([]byte, bool) {
+func (panicTools) Call(context.Context, string, rawjson.Value, string) ([]byte, bool, bool) {
 	panic("bug in a tool")
 }
 

@@ -89,7 +89,7 @@ type countingTools struct {
 	calls atomic.Int64
 }
 
-func (c *countingTools) Call(ctx context.Context, name string, args rawjson.Value, auth string) ([]byte, bool) {
+func (c *countingTools) Call(ctx context.Context, name string, args rawjson.Value, auth string) ([]byte, bool, bool) {
 	c.calls.Add(1)
 	return c.Tools.Call(ctx, name, args, auth)
 }

@@ -58,6 +58,12 @@ type Options struct {
 	// ScopeChallenge is the WWW-Authenticate value of the 403 a read-only
 	// grant gets for a tool of Tools that ReadOnlyTools lacks.
 	ScopeChallenge func(req *web.Request) string
+	// Revoked, when set, is asked about a request whose credentials Memos
+	// refused in a tool call: a response it returns (a 401 that sends the
+	// client to refresh or sign in again) replaces the answer. It returns
+	// nil for credentials a client cannot renew, such as a plain Memos
+	// token, which keep the tool's error result.
+	Revoked func(req *web.Request) *web.Response
 }
 
 // Tools is the tool surface the handler serves.
@@ -65,8 +71,9 @@ type Tools interface {
 	// ListJSON returns the JSON array of tool definitions.
 	ListJSON() []byte
 	// Call runs the named tool and returns a CallToolResult object as JSON.
-	// ok is false when no tool has that name.
-	Call(ctx context.Context, name string, args rawjson.Value, authorization string) (result []byte, ok bool)
+	// ok is false when no tool has that name; refused is true when Memos
+	// refused the credentials (the result says so too).
+	Call(ctx context.Context, name string, args rawjson.Value, authorization string) (result []byte, ok, refused bool)
 }
 
 // Handler answers POST requests at the MCP endpoint. It holds no per-client
@@ -90,6 +97,7 @@ type toolLists struct {
 type grant struct {
 	readOnly     bool
 	insufficient bool // a tool call needed more than the grant allows
+	refused      bool // Memos refused the credentials in a tool call
 }
 
 type grantKey struct{}
@@ -149,14 +157,11 @@ func (h *Handler) Serve(ctx context.Context, req *web.Request) *web.Response {
 	}
 	g := &grant{}
 	ctx = context.WithValue(ctx, grantKey{}, g)
+	original := req
 	if h.opts.Authorize != nil {
 		authorization, readOnly, refusal := h.opts.Authorize(req)
 		if refusal != nil {
-			accesslog.From(ctx).SetOutcome(accesslog.Refused)
-			for k, v := range header {
-				refusal.Header[k] = v
-			}
-			return refusal
+			return refuseWith(ctx, header, refusal)
 		}
 		req = withAuthorization(req, authorization)
 		g.readOnly = readOnly && h.opts.ReadOnlyTools != nil
@@ -179,10 +184,25 @@ func (h *Handler) Serve(ctx context.Context, req *web.Request) *web.Response {
 		accesslog.From(ctx).SetOutcome(accesslog.Notification)
 		return &web.Response{Status: 202, Header: header}
 	}
+	if g.refused && h.opts.Revoked != nil {
+		if refusal := h.opts.Revoked(original); refusal != nil {
+			return refuseWith(ctx, header, refusal)
+		}
+	}
 	if g.insufficient && !body.IsArray() && h.opts.ScopeChallenge != nil {
 		header["www-authenticate"] = h.opts.ScopeChallenge(req)
 	}
 	return jsonResponse(r.status, header, r.body)
+}
+
+// refuseWith answers with the authorization server's refusal, with the
+// endpoint's own header fields added.
+func refuseWith(ctx context.Context, header web.Header, refusal *web.Response) *web.Response {
+	accesslog.From(ctx).SetOutcome(accesslog.Refused)
+	for k, v := range header {
+		refusal.Header[k] = v
+	}
+	return refusal
 }
 
 // Limits on a JSON-RPC batch, so that one HTTP request costs a bounded

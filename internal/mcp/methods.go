@@ -104,7 +104,8 @@ func (h *Handler) toolsCall(ctx context.Context, c *call) reply {
 	if g.readOnly {
 		tools = h.opts.ReadOnlyTools
 	}
-	result, ok := tools.Call(ctx, name.Str, args, c.req.Header.Get("authorization"))
+	result, ok, refused := tools.Call(ctx, name.Str, args, c.req.Header.Get("authorization"))
+	g.refused = g.refused || refused
 	if !ok && g.readOnly && h.fullNames()[name.Str] {
 		g.insufficient = true
 		return h.fail(c, 403, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,

@@ -14,8 +14,8 @@ import (
 type readOnlyTools struct{}
 
 func (readOnlyTools) ListJSON() []byte { return []byte(`[]`) }
-func (readOnlyTools) Call(context.Context, string, rawjson.Value, string) ([]byte, bool) {
-	return nil, false
+func (readOnlyTools) Call(context.Context, string, rawjson.Value, string) ([]byte, bool, bool) {
+	return nil, false, false
 }
 
 // A read-only grant lists the read-only tools only, and a call to a tool
@@ -54,6 +54,57 @@ func TestReadOnlyGrant(t *testing.T) {
 			got := resp.Header.Get("www-authenticate")
 			if resp.Status != tc.status || !strings.Contains(string(resp.Body), tc.answer) || (got != "") != tc.challenge {
 				t.Errorf("%d %s, challenge %q", resp.Status, resp.Body, got)
+			}
+		})
+	}
+}
+
+// When Memos refuses the credentials behind a token the gateway issued, the
+// whole request is answered with the authorization server's 401, batch or
+// not, so that the client renews its grant; a plain Memos token keeps the
+// tool's error result, and a request without a tool call is served as ever.
+func TestRevokedGrant(t *testing.T) {
+	revoked := 0
+	h := NewHandler(Options{
+		Name: "test-server", Version: "1", MaxBodyBytes: 4096, MaxResponseBytes: 4096, Tools: fakeTools{},
+		AllowedOrigins: []string{"https://app.example.com"},
+		Authorize: func(req *web.Request) (string, bool, *web.Response) {
+			if req.Header.Get("authorization") == "Bearer issued-dead" {
+				return "Bearer deleted", false, nil
+			}
+			return req.Header.Get("authorization"), false, nil
+		},
+		Revoked: func(req *web.Request) *web.Response {
+			revoked++
+			if req.Header.Get("authorization") != "Bearer issued-dead" {
+				return nil
+			}
+			return &web.Response{Status: 401, Header: web.Header{"www-authenticate": `Bearer error="invalid_token"`}, Body: []byte(`{"error":"invalid_token"}`)}
+		},
+	})
+	const call = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{}}}`
+	const list = `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	for _, tc := range []struct {
+		name, auth, body string
+		status           int
+		answer           string // a part of the body
+		asked            int    // calls of Revoked
+	}{
+		{name: "issued token, Memos token deleted", auth: "Bearer issued-dead", body: call, status: 401, answer: "invalid_token", asked: 1},
+		{name: "in a batch", auth: "Bearer issued-dead", body: "[" + list + "," + call + "]", status: 401, answer: "invalid_token", asked: 1},
+		{name: "no tool call", auth: "Bearer issued-dead", body: list, status: 200, answer: `"name":"echo"`},
+		{name: "plain Memos token refused", auth: "Bearer deleted", body: call, status: 200, answer: `"isError":true`, asked: 1},
+		{name: "token accepted", auth: "Bearer fine", body: call, status: 200, answer: `"structuredContent"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			revoked = 0
+			resp := h.Serve(context.Background(), &web.Request{Method: "POST", URL: "http://127.0.0.1:8787/mcp", Body: []byte(tc.body),
+				Header: web.Header{"content-type": "application/json", "authorization": tc.auth, "mcp-protocol-version": "2025-03-26", "origin": "https://app.example.com"}})
+			if resp.Status != tc.status || !strings.Contains(string(resp.Body), tc.answer) || revoked != tc.asked {
+				t.Errorf("%d %s, Revoked asked %d times", resp.Status, resp.Body, revoked)
+			}
+			if tc.status == 401 && (resp.Header.Get("www-authenticate") == "" || resp.Header.Get("access-control-allow-origin") != "https://app.example.com") {
+				t.Errorf("401 without the challenge or the endpoint's CORS fields: %v", resp.Header)
 			}
 		})
 	}

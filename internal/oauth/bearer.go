@@ -39,6 +39,20 @@ func (s *Server) Authorize(req *web.Request) (authorization string, readOnly boo
 	return "Bearer " + r.Token, !hasScope(r.Scope, ScopeWrite), nil
 }
 
+// Revoked answers an /mcp request whose access token Memos no longer
+// honours: the Memos token inside was deleted (as the consent page tells
+// people they may) or expired. The 401 sends the client to refresh, which
+// checks the Memos token and fails, and then to sign in again. A plain
+// Memos token gets nil: no client can renew it, and the tool's error
+// result says what happened.
+func (s *Server) Revoked(req *web.Request) *web.Response {
+	_, token, _ := strings.Cut(strings.TrimSpace(req.Header.Get("authorization")), " ")
+	if !strings.HasPrefix(strings.TrimSpace(token), accessPrefix) {
+		return nil
+	}
+	return unauthorized(req, "invalid_token", "Memos no longer accepts the token behind this grant (it was deleted or has expired): connect again")
+}
+
 // ScopeChallenge is the WWW-Authenticate value of the 403 a read-only grant
 // gets for a tool that writes: it names every scope the call needs.
 func (s *Server) ScopeChallenge(req *web.Request) string {

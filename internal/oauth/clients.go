@@ -107,9 +107,7 @@ func (s *Server) fetchClient(ctx context.Context, id string) (client, error) {
 	if ok && cached.expires.After(now) {
 		return cached.c, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, cimdTimeout)
-	defer cancel()
-	resp, err := s.opts.Fetch.Do(ctx, &web.Request{Method: "GET", URL: id, Header: web.Header{"accept": "application/json"}})
+	resp, err := s.opts.Fetch.Do(ctx, &web.Request{Method: "GET", URL: id, Header: web.Header{"accept": "application/json"}, Timeout: cimdTimeout})
 	if err != nil { // Fetch refuses documents over DocumentMaxBytes
 		return client{}, errors.New("its client ID metadata document could not be fetched")
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
 	"net/url"
 	"regexp"
 	"strings"
@@ -84,6 +85,9 @@ func (m *fakeMemos) DeleteToken(_ context.Context, token, name string) error {
 type docServer map[string]string
 
 func (d docServer) Do(_ context.Context, req *web.Request) (*web.Response, error) {
+	if req.Timeout <= 0 || req.Timeout > 10*time.Second {
+		return nil, errors.New("a client ID metadata document must be fetched within a few seconds")
+	}
 	doc, ok := d[req.URL]
 	if !ok {
 		return &web.Response{Status: 404, Header: web.Header{}}, nil
@@ -379,6 +383,27 @@ func TestAuthorize(t *testing.T) {
 				t.Errorf("challenge %q, want error %q", challenge, tc.wantErr)
 			}
 		})
+	}
+}
+
+// An access token whose Memos token Memos refuses gets the invalid_token
+// challenge, for the client to refresh (which then fails, see
+// TestFlow) and sign in again; a plain Memos token gets
+// nothing, and keeps its tool error.
+func TestRevoked(t *testing.T) {
+	h := newHarness(t, testSecret)
+	id, _ := h.registerClient("none")
+	access := gjson.GetBytes(h.tokens(id, "", h.code(id, "write"), verifier).Body, "access_token").Str
+	resp := h.s.Revoked(mcpRequest("Bearer " + access))
+	if resp == nil || resp.Status != 401 || !strings.Contains(resp.Header.Get("www-authenticate"), `error="invalid_token"`) ||
+		!strings.Contains(resp.Header.Get("www-authenticate"), `resource_metadata="`+base+`/.well-known/oauth-protected-resource/mcp"`) {
+		t.Fatalf("access token: %+v", resp)
+	}
+	if !strings.Contains(gjson.GetBytes(resp.Body, "error_description").Str, "connect again") {
+		t.Errorf("description: %s", resp.Body)
+	}
+	if resp := h.s.Revoked(mcpRequest("Bearer memos_pat_pasted")); resp != nil {
+		t.Errorf("a plain Memos token: %d %s", resp.Status, resp.Body)
 	}
 }
 

@@ -100,20 +100,18 @@ func (c *Client) account(ctx context.Context, method, path, bearer string, body 
 	if strings.Contains(path, "..") || strings.ContainsAny(path, "?#") {
 		return rawjson.Value{}, errors.New("not a Memos resource name")
 	}
-	callCtx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
-	defer cancel()
 	header := web.Header{"accept": "application/json"}
 	if bearer != "" {
 		header["authorization"] = "Bearer " + bearer
 	}
 	c.addAccess(header) // the person's own credentials travel with it
-	req := &web.Request{Method: method, URL: c.endpoint(path), Header: header, Body: body}
+	req := &web.Request{Method: method, URL: c.endpoint(path), Header: header, Body: body, Timeout: c.cfg.Timeout}
 	if body != nil {
 		header["content-type"] = "application/json"
 	}
-	resp, err := c.doer.Do(callCtx, req)
+	resp, err := c.doer.Do(ctx, req)
 	if err != nil {
-		return rawjson.Value{}, errors.New(c.failure(ctx, callCtx, err))
+		return rawjson.Value{}, errors.New(c.failure(ctx, err))
 	}
 	switch {
 	case resp.Status == 400 || resp.Status == 401 || resp.Status == 403:

@@ -57,14 +57,12 @@ func (c *Client) Health(ctx context.Context) Status {
 // /healthz and once per versionTTL for tool calls. A problem is explained as
 // a tool call would explain it, naming the setting to fix.
 func (c *Client) Probe(ctx context.Context) Status {
-	probeCtx, cancel := context.WithTimeout(ctx, min(c.cfg.Timeout, probeTimeout))
-	defer cancel()
 	header := web.Header{"accept": "application/json"}
 	c.addAccess(header)
-	resp, err := c.doer.Do(probeCtx, &web.Request{Method: "GET", URL: c.endpoint(profilePath), Header: header})
+	resp, err := c.doer.Do(ctx, &web.Request{Method: "GET", URL: c.endpoint(profilePath), Header: header, Timeout: min(c.cfg.Timeout, probeTimeout)})
 	if err != nil {
 		logline.Print("health check: GET ", profilePath, ": ", err.Error())
-		return Status{Problem: c.failure(ctx, probeCtx, err)}
+		return Status{Problem: c.failure(ctx, err)}
 	}
 	s := Status{Reachable: true, HTTPStatus: resp.Status}
 	var detail string

@@ -27,16 +27,12 @@ var errNeedsToken = errors.New("this Memos instance is behind Cloudflare Access,
 
 // send runs req against Memos and turns the outcome into a CallToolResult.
 // learnt returns once the instance's version is known, if it is being
-// learnt beside this call.
-func (c *Client) send(ctx context.Context, t *registry.Tool, req *web.Request, learnt func()) []byte {
-	callCtx := ctx
-	if c.cfg.Timeout > 0 {
-		var cancel context.CancelFunc
-		callCtx, cancel = context.WithTimeout(ctx, c.cfg.Timeout)
-		defer cancel()
-	}
+// learnt beside this call. refused reports Memos refusing the request's
+// credentials.
+func (c *Client) send(ctx context.Context, t *registry.Tool, req *web.Request, learnt func()) (result []byte, refused bool) {
+	req.Timeout = c.cfg.Timeout
 	entry := accesslog.From(ctx)
-	resp, err := c.doer.Do(callCtx, req)
+	resp, err := c.doer.Do(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil {
 			entry.SetOutcome(accesslog.Cancelled)
@@ -46,7 +42,7 @@ func (c *Client) send(ctx context.Context, t *registry.Tool, req *web.Request, l
 		// the log gets the route template instead.
 		detail := strings.ReplaceAll(err.Error(), req.URL, c.endpoint(t.Path))
 		logline.Print("tool ", t.Name, ": ", t.Method, " ", t.Path, ": ", detail)
-		return errorResult(c.failure(ctx, callCtx, err))
+		return errorResult(c.failure(ctx, err)), false
 	}
 	entry.SetUpstream(resp.Status)
 	if resp.Status < 200 || resp.Status > 299 {
@@ -57,27 +53,34 @@ func (c *Client) send(ctx context.Context, t *registry.Tool, req *web.Request, l
 			learnt()
 			msg += c.version.mismatchNote()
 		}
-		return errorResult(msg)
+		return errorResult(msg), resp.Status == 401 && memosJSON(resp.Body)
 	}
 	obj, ok := normalize(resp.Body)
 	if !ok {
 		entry.SetOutcome(accesslog.ToolError)
 		msg, detail := c.notJSON(resp)
 		logline.Print("tool ", t.Name, ": ", t.Method, " ", t.Path, ": HTTP ", strconv.Itoa(resp.Status), ": ", detail)
-		return errorResult(msg)
+		return errorResult(msg), false
 	}
-	return successResult(obj)
+	return successResult(obj), false
+}
+
+// memosJSON reports whether an error answer is Memos' own JSON, not a page
+// of Cloudflare Access or a proxy in front of it.
+func memosJSON(body []byte) bool {
+	body = bytes.TrimSpace(body)
+	return len(body) > 0 && rawjson.ValidBytes(body)
 }
 
 // failure explains an upstream request that got no answer.
-func (c *Client) failure(ctx, callCtx context.Context, err error) string {
+func (c *Client) failure(ctx context.Context, err error) string {
 	switch {
 	case errors.Is(err, web.ErrResponseTooLarge):
 		return "the Memos answer is larger than MAX_RESPONSE_BYTES (" + strconv.Itoa(c.cfg.MaxRespBytes) +
 			" bytes): ask for less, e.g. with a smaller pageSize or a filter"
 	case errors.Is(ctx.Err(), context.Canceled):
 		return "the call was cancelled before Memos answered"
-	case errors.Is(err, context.DeadlineExceeded) || callCtx.Err() != nil || strings.Contains(err.Error(), "TimeoutError"):
+	case errors.Is(err, web.ErrTimeout):
 		return "Memos did not answer within " + c.cfg.Timeout.Round(time.Millisecond).String() +
 			" (UPSTREAM_TIMEOUT_MS): the instance is slow or unreachable"
 	}
@@ -99,9 +102,8 @@ func (c *Client) refusal(resp *web.Response) (msg, detail string) {
 		return head + ": the instance's address answered with a redirect, which is not followed (it would take your token elsewhere): set MEMOS_URL to the instance's final address",
 			"redirect to " + withoutQuery(loc)
 	}
-	body := bytes.TrimSpace(resp.Body)
-	if rawjson.ValidBytes(body) && len(body) > 0 {
-		r := rawjson.ParseBytes(body)
+	if memosJSON(resp.Body) {
+		r := rawjson.ParseBytes(bytes.TrimSpace(resp.Body))
 		text := r.Get("message").Str
 		if text == "" {
 			text = r.Get("error").Str

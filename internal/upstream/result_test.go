@@ -75,7 +75,7 @@ func TestNormalize(t *testing.T) {
 func TestSuccessResult(t *testing.T) {
 	doer := &fakeDoer{resp: &web.Response{Status: 200, Header: web.Header{"content-type": "application/json"},
 		Body: []byte(`{"name": "memos/a", "content": "<b>\"hi\"</b> & more", "location": null}`)}}
-	res, _ := New(testConfig(), doer).Call(t.Context(), "memo_get_memo", rawjson.Parse(`{"memo":"a"}`), "")
+	res, _, _ := New(testConfig(), doer).Call(t.Context(), "memo_get_memo", rawjson.Parse(`{"memo":"a"}`), "")
 	r := gjson.ParseBytes(res)
 	want := `{"name":"memos/a","content":"<b>\"hi\"</b> & more"}`
 	if got := r.Get("structuredContent").Raw; got != want {
@@ -168,11 +168,14 @@ func TestUpstreamFailures(t *testing.T) {
 		resp   *web.Response
 		err    error
 		want   string // prefix of the message
+		// refused: Memos itself refused the credentials, for the MCP
+		// endpoint to send an OAuth client to renew them
+		refused bool
 	}{
 		{name: "not found", resp: &web.Response{Status: 404, Header: web.Header{"content-type": "application/json"}, Body: []byte(`{"code":5,"message":"memo not found","details":[]}`)},
 			want: "404 Not Found: memo not found"},
 		{name: "unauthorized, JSON sent as text/plain", resp: &web.Response{Status: 401, Header: web.Header{"content-type": "text/plain"}, Body: []byte(`{"code": 16, "message": "authentication required"}`)},
-			want: "401 Unauthorized: authentication required"},
+			want: "401 Unauthorized: authentication required", refused: true},
 		{name: "permission denied", resp: &web.Response{Status: 403, Body: []byte(`{"code":7,"message":"permission denied","details":[]}`)},
 			want: "403 Forbidden: permission denied"},
 		{name: "error key", resp: &web.Response{Status: 400, Body: []byte(`{"error":"bad filter"}`)}, want: "400 Bad Request: bad filter"},
@@ -212,8 +215,12 @@ func TestUpstreamFailures(t *testing.T) {
 		{name: "wrapped too large", err: fmt.Errorf("read: %w", web.ErrResponseTooLarge), want: "the Memos answer is larger than MAX_RESPONSE_BYTES"},
 		{name: "unreachable", err: errors.New(`Get "https://memos.example.com/api/v1/memos/secret-id": dial tcp: connection refused`),
 			want: "the Memos instance cannot be reached: check that it is up and that MEMOS_URL (or MEMOS_SERVICE) points at it"},
-		{name: "runtime timeout", err: errors.New("fetch: TimeoutError: The operation was aborted due to timeout"),
+		{name: "timeout", err: web.ErrTimeout,
 			want: "Memos did not answer within 5s (UPSTREAM_TIMEOUT_MS): the instance is slow or unreachable"},
+		{name: "wrapped timeout", err: fmt.Errorf("%w (read: context deadline exceeded)", web.ErrTimeout),
+			want: "Memos did not answer within 5s (UPSTREAM_TIMEOUT_MS)"},
+		{name: "a runtime error naming a timeout", err: errors.New("fetch: TimeoutError: from a proxy"),
+			want: "the Memos instance cannot be reached"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var logs bytes.Buffer
@@ -224,7 +231,10 @@ func TestUpstreamFailures(t *testing.T) {
 				cfg.AccessClientID, cfg.AccessClientSecret = "id.access", "access-secret-value"
 			}
 			doer := &fakeDoer{resp: tc.resp, err: tc.err}
-			res, _ := New(cfg, doer).Call(t.Context(), "memo_get_memo", rawjson.Parse(`{"memo":"secret-id"}`), "Bearer token-value")
+			res, _, refused := New(cfg, doer).Call(t.Context(), "memo_get_memo", rawjson.Parse(`{"memo":"secret-id"}`), "Bearer token-value")
+			if refused != tc.refused {
+				t.Errorf("refused %v, want %v", refused, tc.refused)
+			}
 			r := gjson.ParseBytes(res)
 			text := r.Get("content.0.text").String()
 			if !r.Get("isError").Bool() || r.Get("structuredContent").Exists() {
@@ -250,46 +260,47 @@ func TestUpstreamFailures(t *testing.T) {
 	}
 }
 
-func TestTimeoutAndCancel(t *testing.T) {
-	block := func(ctx context.Context, _ *web.Request) (*web.Response, error) {
-		<-ctx.Done()
-		return nil, ctx.Err()
-	}
+func TestCancel(t *testing.T) {
 	logline.SetOutput(&bytes.Buffer{})
 	defer logline.SetOutput(nil)
-
-	cfg := testConfig()
-	cfg.Timeout = 20 * time.Millisecond
-	c := New(cfg, &fakeDoer{answer: block})
-	text, isError := call(t, c, "memo_get_memo", `{"memo":"a"}`)
-	if want := "Memos did not answer within 20ms (UPSTREAM_TIMEOUT_MS)"; !isError || !strings.HasPrefix(text, want) {
-		t.Errorf("timeout: got %q, want %q…", text, want)
-	}
-
 	ctx, cancel := context.WithCancel(context.Background())
-	c = New(testConfig(), &fakeDoer{answer: func(ctx context.Context, req *web.Request) (*web.Response, error) {
+	c := New(testConfig(), &fakeDoer{answer: func(ctx context.Context, req *web.Request) (*web.Response, error) {
 		cancel()
-		return block(ctx, req)
+		<-ctx.Done()
+		return nil, ctx.Err()
 	}})
-	res, _ := c.Call(ctx, "memo_get_memo", rawjson.Parse(`{"memo":"a"}`), "")
+	res, _, _ := c.Call(ctx, "memo_get_memo", rawjson.Parse(`{"memo":"a"}`), "")
 	if got := gjson.GetBytes(res, "content.0.text").String(); got != "the call was cancelled before Memos answered" {
 		t.Errorf("cancel: got %q", got)
 	}
 }
 
-// A deadline the caller's context already carries bounds the call too.
-func TestRequestContextHasDeadline(t *testing.T) {
-	var got time.Duration
-	c := New(testConfig(), &fakeDoer{answer: func(ctx context.Context, _ *web.Request) (*web.Response, error) {
-		d, ok := ctx.Deadline()
-		if ok {
-			got = time.Until(d)
+// Every request to Memos carries its timeout for the Doer to enforce: a tool
+// call and an account call UPSTREAM_TIMEOUT_MS, a probe at most probeTimeout.
+func TestRequestsCarryTimeout(t *testing.T) {
+	cfg := testConfig()
+	for _, timeout := range []time.Duration{20 * time.Millisecond, time.Minute} {
+		cfg.Timeout = timeout
+		doer := &fakeDoer{probes: true, resp: &web.Response{Status: 200, Header: web.Header{"content-type": "application/json"}, Body: []byte(`{"user":{"name":"users/1"},"version":"0.30.0"}`)}}
+		c := New(cfg, doer)
+		call(t, c, "memo_get_memo", `{"memo":"a"}`)
+		c.Probe(t.Context())
+		if _, err := c.CurrentUser(t.Context(), "token"); err != nil {
+			t.Fatal(err)
 		}
-		return &web.Response{Status: 200, Body: []byte(`{}`)}, nil
-	}})
-	call(t, c, "memo_get_memo", `{"memo":"a"}`)
-	if got <= 0 || got > 5*time.Second {
-		t.Errorf("upstream deadline in %v, want within the configured 5s", got)
+		reqs := doer.requests()
+		if len(reqs) < 3 {
+			t.Fatalf("%d requests, want a tool call, a probe and an account call", len(reqs))
+		}
+		for _, r := range reqs {
+			want := timeout
+			if strings.HasSuffix(r.URL, profilePath) {
+				want = min(timeout, probeTimeout)
+			}
+			if r.Timeout != want {
+				t.Errorf("%s %s: timeout %v, want %v", r.Method, r.URL, r.Timeout, want)
+			}
+		}
 	}
 }
 

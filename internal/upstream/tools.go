@@ -126,9 +126,9 @@ func (c *Client) Within(set *registry.Set) *View { return &View{c: c, set: set} 
 func (v *View) ListJSON() []byte { return v.set.ListJSON() }
 
 // Call runs the named tool when the view holds it; ok is false otherwise.
-func (v *View) Call(ctx context.Context, name string, args rawjson.Value, authorization string) ([]byte, bool) {
+func (v *View) Call(ctx context.Context, name string, args rawjson.Value, authorization string) (result []byte, ok, refused bool) {
 	if _, ok := v.set.Lookup(name); !ok {
-		return nil, false
+		return nil, false, false
 	}
 	return v.c.Call(ctx, name, args, authorization)
 }
@@ -136,11 +136,12 @@ func (v *View) Call(ctx context.Context, name string, args rawjson.Value, author
 // Call runs the named tool: it validates the arguments, sends one request
 // to Memos with the caller's Authorization header, and returns the
 // CallToolResult as JSON. ok is false only when no tool has that name;
-// every other failure is a result with isError set.
-func (c *Client) Call(ctx context.Context, name string, args rawjson.Value, authorization string) ([]byte, bool) {
+// every other failure is a result with isError set. refused reports that
+// it was Memos refusing the credentials (an HTTP 401 with its JSON error).
+func (c *Client) Call(ctx context.Context, name string, args rawjson.Value, authorization string) (result []byte, ok, refused bool) {
 	t, ok := c.tools[name]
 	if !ok {
-		return nil, false
+		return nil, false, false
 	}
 	entry := accesslog.From(ctx)
 	entry.SetTool(name)
@@ -151,12 +152,12 @@ func (c *Client) Call(ctx context.Context, name string, args rawjson.Value, auth
 		// Access would refuse the call without the service token, which
 		// goes only with a caller's token: no need to ask it.
 		entry.SetOutcome(accesslog.ToolError)
-		return errorResult(errNeedsToken.Error()), true
+		return errorResult(errNeedsToken.Error()), true, false
 	}
 	req, err := c.request(t, args, authorization)
 	if err != nil {
 		entry.SetOutcome(accesslog.ToolError)
-		return errorResult(err.Error()), true
+		return errorResult(err.Error()), true, false
 	}
 	var learning sync.WaitGroup
 	if c.version.stale() {
@@ -167,7 +168,8 @@ func (c *Client) Call(ctx context.Context, name string, args rawjson.Value, auth
 	}
 	// A 404 explains a release mismatch, for which it waits until the
 	// version is learnt.
-	return c.send(ctx, t.def, req, learning.Wait), true
+	result, refused = c.send(ctx, t.def, req, learning.Wait)
+	return result, true, refused
 }
 
 // request validates the arguments and builds the upstream request.

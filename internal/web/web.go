@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 )
 
 // Header holds HTTP header fields keyed by lower-case name. Repeated fields
@@ -38,6 +39,10 @@ type Request struct {
 	// BodyTooLarge is set on an inbound request whose body the runtime
 	// stopped reading at the body cap; Body is then empty.
 	BodyTooLarge bool
+	// Timeout bounds an outbound request, its whole body included; 0 leaves
+	// it to the context. The Doer enforces it (the Workers bridge with the
+	// runtime's abort timeout), so the caller needs no timer of its own.
+	Timeout time.Duration
 }
 
 // Host returns the lower-case host[:port] of the request's URL.
@@ -96,3 +101,7 @@ type Doer interface {
 
 // ErrResponseTooLarge is returned by a Doer when a response body is over its cap.
 var ErrResponseTooLarge = errors.New("response body too large")
+
+// ErrTimeout is returned by a Doer when the request's Timeout passed before
+// the whole answer arrived.
+var ErrTimeout = errors.New("no answer within the request's timeout")

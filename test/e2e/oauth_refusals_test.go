@@ -69,8 +69,14 @@ func (c *oauthClient) token(params url.Values) (int, map[string]any) {
 // mcpStatus calls tools/list with a bearer token and returns the status and
 // the WWW-Authenticate challenge.
 func mcpStatus(t *testing.T, base, bearer string) (int, string) {
+	return mcpPost(t, base, bearer, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+}
+
+// mcpPost posts body to /mcp with a bearer token and returns the status and
+// the WWW-Authenticate challenge.
+func mcpPost(t *testing.T, base, bearer, body string) (int, string) {
 	t.Helper()
-	req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+bearer)
 	resp, err := http.DefaultClient.Do(req)
@@ -85,7 +91,8 @@ func mcpStatus(t *testing.T, base, bearer string) (int, string) {
 // refused with its OAuth error: a wrong PKCE verifier, a foreign resource, a
 // tampered code, a code or token sealed under another secret, a tampered
 // access token, an expired code and access token, an unregistered redirect
-// URI, and a Memos token deleted in Memos (the refresh fails).
+// URI, and a Memos token deleted in Memos (a tool call is answered with 401
+// and invalid_token, and the refresh fails).
 func TestOAuthRefusals(t *testing.T) {
 	gw := startOAuthGateway(t, nil)
 	other := startOAuthGateway(t, map[string]string{"OAUTH_SECRET": randomSecret()})
@@ -152,12 +159,21 @@ func TestOAuthRefusals(t *testing.T) {
 		resp.Body.Close()
 	}
 
-	// Revocation deletes the Memos token in Memos; the refresh then fails.
+	// Revocation deletes the Memos token in Memos. A tool call with the
+	// access token then gets Memos' 401 as the gateway's own, with the
+	// challenge that sends the client to refresh, and the refresh fails.
+	const call = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"auth_get_current_user","arguments":{}}}`
+	if status, _ := mcpPost(t, gw.URL, access, call); status != 200 {
+		t.Errorf("a tool call before revocation: %d", status)
+	}
 	resp, err := http.PostForm(gw.URL+"/revoke", url.Values{"token": {access}, "client_id": {c.id}})
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("revoke: %v %v", err, resp)
 	}
 	resp.Body.Close()
+	if status, challenge := mcpPost(t, gw.URL, access, call); status != 401 || !strings.Contains(challenge, `error="invalid_token"`) {
+		t.Errorf("a tool call after the Memos token was deleted: %d %q", status, challenge)
+	}
 	if status, out := c.token(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh}}); status != 400 || out["error"] != "invalid_grant" {
 		t.Errorf("refresh after the Memos token was deleted: %d %v", status, out)
 	}

@@ -142,12 +142,19 @@ r = await pending;
 assert.equal(aborted, 1);
 assert.match(r.text, /^error: fetch: AbortError: .*; true$/);
 
+// An upstream request that outlasts its timeout is aborted and fails as a
+// timeout, while its request's context stays alive. (Node's abort timers
+// do not keep it running: the sleep does.)
+[r] = await Promise.all([get("/timeout"), sleep(100)]);
+assert.equal(r.text, "true; false");
+assert.equal(aborted, 2);
+
 // A client gone before its request goes upstream: the driver reads the
 // signal only then, and still cancels the request's context.
 const early = new AbortController();
 early.abort();
 r = await get("/cancel", { signal: early.signal });
-assert.equal(aborted, 2);
+assert.equal(aborted, 3);
 assert.match(r.text, /^error: fetch: AbortError: .*; true$/);
 
 // Nothing is left behind: every request's goroutine is done.

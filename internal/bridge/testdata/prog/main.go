@@ -4,10 +4,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/bridge"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
@@ -67,6 +69,9 @@ func main() {
 			held.Lock()
 			text = get(ctx, "http://upstream/locked")
 			held.Unlock()
+		case "/timeout": // an upstream request that outlasts its timeout; the context lives on
+			_, err := fetcher.Do(ctx, &web.Request{Method: "GET", URL: "http://upstream/never", Header: web.Header{"x-from": "go"}, Timeout: 20 * time.Millisecond})
+			text = strconv.FormatBool(errors.Is(err, web.ErrTimeout)) + "; " + strconv.FormatBool(ctx.Err() != nil)
 		case "/cancel": // an upstream request its client gives up on, then the context
 			text = get(ctx, "http://upstream/never") + "; " + strconv.FormatBool(ctx.Err() != nil)
 		case "/large": // over MaxBytes, streamed, then declared
