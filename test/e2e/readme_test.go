@@ -113,3 +113,34 @@ func TestReadmeCommandsExist(t *testing.T) {
 	}
 	t.Logf("checked make %v and wrangler %v", slices.Sorted(maps.Keys(makes)), slices.Sorted(maps.Keys(wranglers)))
 }
+
+// Every row of a README table has the header's number of cells: a row
+// pasted into the wrong table, or a cell split by a stray "|", shows.
+func TestReadmeTables(t *testing.T) {
+	cells := func(row string) int {
+		n, code := 0, false
+		for i := 0; i < len(row); i++ {
+			switch {
+			case row[i] == '`':
+				code = !code
+			case row[i] == '\\':
+				i++ // an escaped character, "\|" among them
+			case row[i] == '|' && !code:
+				n++
+			}
+		}
+		return n - 1
+	}
+	want := 0
+	for i, line := range strings.Split(readme(t), "\n") {
+		if !strings.HasPrefix(line, "|") {
+			want = 0
+			continue
+		}
+		if want == 0 {
+			want = cells(line)
+		} else if got := cells(line); got != want {
+			t.Errorf("README line %d has %d cells, its table %d: %s", i+1, got, want, line)
+		}
+	}
+}
