@@ -73,15 +73,23 @@ const (
 	resultMember = `,"result":`
 )
 
-// Result encodes a success response. result must be raw JSON. A result can
-// be megabytes, so the response is allocated once at its exact size.
-func Result(id, result []byte) []byte {
+// Result encodes a success response whose result is the raw JSON the parts
+// make one after another. A result can be megabytes, so the response is
+// allocated once at its exact size, and a caller that would add to a result
+// passes its additions as parts rather than copying it first.
+func Result(id []byte, parts ...[]byte) []byte {
 	id = idOrNull(id)
-	b := make([]byte, 0, len(headMember)+len(id)+len(resultMember)+len(result)+1)
+	n := len(headMember) + len(id) + len(resultMember) + 1
+	for _, p := range parts {
+		n += len(p)
+	}
+	b := make([]byte, 0, n)
 	b = append(b, headMember...)
 	b = append(b, id...)
 	b = append(b, resultMember...)
-	b = append(b, result...)
+	for _, p := range parts {
+		b = append(b, p...)
+	}
 	return append(b, '}')
 }
 

@@ -49,6 +49,9 @@ func TestEncode(t *testing.T) {
 	if got := string(Result([]byte(`"x"`), []byte(`{}`))); got != `{"jsonrpc":"2.0","id":"x","result":{}}` {
 		t.Errorf("Result: %s", got)
 	}
+	if got := string(Result([]byte(`1`), []byte(`{"a":1`), nil, []byte(`,"b":2}`))); got != `{"jsonrpc":"2.0","id":1,"result":{"a":1,"b":2}}` {
+		t.Errorf("Result of parts: %s", got)
+	}
 	// A result can be megabytes: the response is allocated once, at its size.
 	result := []byte(`{"text":"` + strings.Repeat("x", 1<<20) + `"}`)
 	for _, id := range [][]byte{nil, []byte(`7`), []byte(`"a-longer-string-id"`)} {
@@ -58,6 +61,9 @@ func TestEncode(t *testing.T) {
 		}
 		if len(b) != cap(b) || !gjson.ValidBytes(b) {
 			t.Errorf("Result(%s, 1 MB): %d bytes of room for %d", id, cap(b), len(b))
+		}
+		if n := testing.AllocsPerRun(10, func() { b = Result(id, result[:1], []byte(`"more":1,`), result[1:]) }); n != 1 || len(b) != cap(b) {
+			t.Errorf("Result(%s, parts of 1 MB): %v allocations, %d bytes of room for %d", id, n, cap(b), len(b))
 		}
 	}
 	got := string(ErrorResponse(nil, &Error{Code: CodeInvalidParams, Message: "bad \"arg\"\n<x>", Data: []byte(`{"a":1}`)}))

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/jsonrpc"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 	"github.com/tidwall/gjson"
@@ -163,5 +164,23 @@ func TestPanicBecomesInternalError(t *testing.T) {
 	call.Body = []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
 	if resp := h.Serve(context.Background(), call); resp.Status != 200 {
 		t.Errorf("after the panic: %d %s", resp.Status, resp.Body)
+	}
+}
+
+// A tool's result can be megabytes: in either era it is copied once, into
+// the response, which is allocated once at its size.
+func TestResultCopiedOnce(t *testing.T) {
+	h := testHandler()
+	result := []byte(`{"content":[],"structuredContent":{"text":"` + strings.Repeat("x", 1<<20) + `"}}`)
+	for _, modern := range []bool{false, true} {
+		c := &call{msg: jsonrpc.Message{ID: []byte(`7`)}, modern: modern}
+		var r reply
+		if n := testing.AllocsPerRun(10, func() { r = h.ok(c, result) }); n != 1 || len(r.body) != cap(r.body) {
+			t.Errorf("modern %v: %v allocations, %d bytes of room for %d", modern, n, cap(r.body), len(r.body))
+		}
+		got := gjson.ParseBytes(r.body)
+		if !got.Get("result.structuredContent").Exists() || got.Get("result.resultType").Exists() != modern || !gjson.ValidBytes(r.body) {
+			t.Errorf("modern %v: %.200s", modern, r.body)
+		}
 	}
 }

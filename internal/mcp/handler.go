@@ -82,6 +82,7 @@ type Handler struct {
 	opts Options
 	// Results that never change, prepared once.
 	serverInfo     []byte
+	modernMembers  []byte // an object opened with the 2026-07-28 members of every result
 	full, readOnly toolLists
 	fullNames      func() map[string]bool // the names Tools serves
 }
@@ -118,6 +119,7 @@ func NewHandler(opts Options) *Handler {
 	info = append(info, `,"version":`...)
 	info = rawjson.AppendString(info, opts.Version)
 	h.serverInfo = append(info, '}')
+	h.modernMembers = slices.Concat([]byte(`{"resultType":"complete","_meta":{"`+metaServerInfo+`":`), h.serverInfo, []byte("}"))
 	h.fullNames = sync.OnceValue(func() map[string]bool {
 		names := map[string]bool{}
 		rawjson.ParseBytes(opts.Tools.ListJSON()).ForEach(func(_, tool rawjson.Value) bool {

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"slices"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/jsonrpc"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
@@ -38,25 +39,30 @@ func (h *Handler) dispatch(ctx context.Context, c *call) reply {
 }
 
 // ok answers c with result; in 2026-07-28, resultType and serverInfo are
-// added to every result.
+// added to every result, as the response is written (a tool's result can be
+// megabytes).
 func (h *Handler) ok(c *call, result []byte) reply {
 	if c.modern {
-		result = h.modernResult(result)
+		return reply{200, jsonrpc.Result(c.msg.ID, h.modernMembers, memberSeparator(result), result[1:])}
 	}
 	return reply{200, jsonrpc.Result(c.msg.ID, result)}
 }
 
 // modernResult inserts the 2026-07-28 members into a result object.
 func (h *Handler) modernResult(result []byte) []byte {
-	b := make([]byte, 0, len(result)+len(h.serverInfo)+80)
-	b = append(b, `{"resultType":"complete","_meta":{"`+metaServerInfo+`":`...)
-	b = append(b, h.serverInfo...)
-	b = append(b, '}')
-	if result[1] != '}' {
-		b = append(b, ',')
-	}
-	return append(b, result[1:]...)
+	return slices.Concat(h.modernMembers, memberSeparator(result), result[1:])
 }
+
+// memberSeparator is what goes between members put before those of the
+// object result and its own: a comma, unless it has none.
+func memberSeparator(result []byte) []byte {
+	if result[1] == '}' {
+		return nil
+	}
+	return comma
+}
+
+var comma = []byte(",")
 
 func (h *Handler) initializeResult(requested string) []byte {
 	b := []byte(`{"protocolVersion":`)
