@@ -302,18 +302,27 @@ func skipSpace(src []byte, i int) int {
 }
 
 // stringEnd returns the index after the JSON string that starts at src[i].
+// It tests eight bytes at a time, in line: in wasm a call per string would
+// cost more than the scan of a short key.
 func stringEnd(src []byte, i int) int {
-	for i++; i < len(src); i++ {
-		i += quoteOrBackslash(src[i:])
-		if i == len(src) {
-			break
+	for i++; ; i += 2 { // past a backslash and the byte it escapes
+		for i+8 <= len(src) {
+			if m := quoteOrBackslashMask(binary.LittleEndian.Uint64(src[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				break
+			}
+			i += 8
+		}
+		for i < len(src) && src[i] != '"' && src[i] != '\\' {
+			i++
+		}
+		if i >= len(src) {
+			return len(src)
 		}
 		if src[i] == '"' {
 			return i + 1
 		}
-		i++ // past the escaped byte
 	}
-	return len(src)
 }
 
 func isDelimiter(c byte) bool {
@@ -325,53 +334,60 @@ func isDelimiter(c byte) bool {
 // A result can be megabytes, so it is allocated once at its exact size.
 func successResult(obj []byte) []byte {
 	const head, middle = `{"content":[{"type":"text","text":"`, `"}],"structuredContent":`
-	b := make([]byte, 0, len(head)+len(obj)+quotesAndBackslashes(obj)+len(middle)+len(obj)+1)
-	b = append(b, head...)
-	b = appendQuoted(b, obj)
-	b = append(b, middle...)
-	b = append(b, obj...)
-	return append(b, '}')
+	text := len(obj) + quotesAndBackslashes(obj)
+	b := make([]byte, len(head)+text+len(middle)+len(obj)+1)
+	n := copy(b, head)
+	quote(b[n:n+text], obj)
+	n += text
+	n += copy(b[n:], middle)
+	n += copy(b[n:], obj)
+	b[n] = '}'
+	return b
 }
 
-// appendQuoted appends compact JSON as the contents of a JSON string. Such
-// JSON holds no raw control characters (its strings escape them), so only
-// quotes and backslashes need escaping.
-func appendQuoted(dst, compactJSON []byte) []byte {
-	for {
-		n := quoteOrBackslash(compactJSON)
-		dst = append(dst, compactJSON[:n]...)
-		if n == len(compactJSON) {
-			return dst
+// quote writes compact JSON into dst as the contents of a JSON string; dst
+// holds exactly len(compactJSON) bytes plus one for each quote and
+// backslash. Such JSON holds no raw control characters (its strings escape
+// them), so only quotes and backslashes need escaping. It works eight bytes
+// at a time, without calls: wasm has no vectorized search, and calls cost
+// more there than the work between two quotes of a short key.
+func quote(dst, compactJSON []byte) {
+	i, j := 0, 0
+	for i+8 <= len(compactJSON) {
+		x := binary.LittleEndian.Uint64(compactJSON[i:])
+		// Eight bytes are written wherever they are read: dst has room, as
+		// j is at most i plus the escapes so far.
+		binary.LittleEndian.PutUint64(dst[j:], x)
+		m := quoteOrBackslashMask(x)
+		if m == 0 {
+			i, j = i+8, j+8
+			continue
 		}
-		dst = append(dst, '\\', compactJSON[n])
-		compactJSON = compactJSON[n+1:]
+		k := bits.TrailingZeros64(m) / 8
+		dst[j+k], dst[j+k+1] = '\\', compactJSON[i+k]
+		i, j = i+k+1, j+k+2
+	}
+	for _, c := range compactJSON[i:] {
+		if c == '"' || c == '\\' {
+			dst[j] = '\\'
+			j++
+		}
+		dst[j] = c
+		j++
 	}
 }
 
-// quoteOrBackslash returns the index of the first '"' or '\\' in b, or
-// len(b). It tests eight bytes at a time: wasm has no vectorized search, and
-// a result is mostly long strings, in which these are rare.
-func quoteOrBackslash(b []byte) int {
+// quoteOrBackslashMask flags the bytes of x (eight of a text, read little
+// endian) that are quotes or backslashes, in the high bit of each. The
+// lowest flag is exact; one above it may be false (a borrow flags only
+// higher bytes), so only the first one found counts.
+func quoteOrBackslashMask(x uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		q, s := x^(ones*'"'), x^(ones*'\\')
-		// A byte of q or s is zero; the lowest flagged byte is the first
-		// (a borrow flags only higher ones).
-		if m := ((q-ones)&^q | (s-ones)&^s) & highs; m != 0 {
-			return i + bits.TrailingZeros64(m)/8
-		}
-	}
-	for ; i < len(b); i++ {
-		if b[i] == '"' || b[i] == '\\' {
-			return i
-		}
-	}
-	return len(b)
+	q, s := x^(ones*'"'), x^(ones*'\\')
+	return ((q-ones)&^q | (s-ones)&^s) & highs
 }
 
-// quotesAndBackslashes counts the bytes of b that appendQuoted escapes,
+// quotesAndBackslashes counts the bytes of b that quote escapes,
 // eight at a time and without a branch per byte.
 func quotesAndBackslashes(b []byte) int {
 	const ones, lows = 0x0101010101010101, 0x7f7f7f7f7f7f7f7f

@@ -393,6 +393,55 @@ func TestSuccessResultAllocatesOnce(t *testing.T) {
 	}
 }
 
+// quote escapes every quote and backslash wherever it stands in a word,
+// alone, in runs, and at the ends, and writes exactly the room it is given.
+func TestQuote(t *testing.T) {
+	escape := strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+	var inputs []string
+	for n := range 20 {
+		for i := range n {
+			for _, c := range []byte{'"', '\\'} {
+				b := bytes.Repeat([]byte{'a'}, n)
+				b[i] = c
+				inputs = append(inputs, string(b))
+				b[n-1-i] = '"' // a second one, before or after it, or on it
+				inputs = append(inputs, string(b))
+			}
+		}
+	}
+	inputs = append(inputs, `"\""\\"x"\`, strings.Repeat(`"`, 17), strings.Repeat(`\`, 9)+"abcdefgh")
+	for _, in := range inputs {
+		want := escape.Replace(in)
+		dst := make([]byte, len(in)+quotesAndBackslashes([]byte(in)))
+		quote(dst, []byte(in))
+		if string(dst) != want {
+			t.Fatalf("quote(%q) = %q, want %q", in, dst, want)
+		}
+	}
+}
+
+// stringEnd finds the closing quote past escaped quotes and backslashes at
+// every offset of a word, and stops at the end of a string left open.
+func TestStringEnd(t *testing.T) {
+	for n := range 20 {
+		for i := range n {
+			for _, esc := range []string{`\"`, `\\`, `\n`} {
+				s := `"` + strings.Repeat("a", i) + esc + strings.Repeat("b", n-i) + `"`
+				src := s + `,"next":1`
+				if got := stringEnd([]byte(src), 0); got != len(s) {
+					t.Fatalf("stringEnd(%s) = %d, want %d", src, got, len(s))
+				}
+				if got := stringEnd([]byte(s[:len(s)-1]), 0); got != len(s)-1 {
+					t.Fatalf("stringEnd of the open %s = %d, want %d", s[:len(s)-1], got, len(s)-1)
+				}
+			}
+		}
+	}
+	if got := stringEnd([]byte(`"ab\`), 0); got != 4 {
+		t.Errorf("a string ending in a backslash: %d, want 4", got)
+	}
+}
+
 func TestQuotesAndBackslashes(t *testing.T) {
 	// Every special byte at every offset of a word, between other bytes that
 	// differ from it by one bit (the carries a word-wise test must not mix).
