@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/tidwall/gjson"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
 )
@@ -400,5 +402,32 @@ func TestToolsAnonymousPublicRead(t *testing.T) {
 	}
 	if msg := anon.fails("memo_get_memo", map[string]any{"memo": private}); !strings.HasPrefix(msg, "40") {
 		t.Errorf("anonymous read of a private memo: %q", msg)
+	}
+}
+
+// A large answer (over the 64 KB the entry module streams in pieces) reaches
+// the client whole: 48 memos of about 1.2 KB each. (wrangler dev's proxy
+// sends every answer chunked, so the length it was made with does not show.)
+func TestLargeAnswer(t *testing.T) {
+	c := newTools(t, memos.Token)
+	const n, tag = 48, "#e2elarge"
+	want := map[string]string{}
+	for i := range n {
+		content := fmt.Sprintf("large answer memo %02d %s ", i, tag) + strings.Repeat(fmt.Sprintf("line %02d with \"quotes\" and a \\ backslash; ", i), 25)
+		want[c.createMemo(content, "PRIVATE")] = content
+	}
+	status, _, body := postWith(t, worker.URL, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"memo_list_memos","arguments":{"pageSize":100,"filter":"tag in [\"e2elarge\"]"}}}`, nil)
+	if status != 200 || len(body) < 128*1024 {
+		t.Fatalf("status %d, %d bytes", status, len(body))
+	}
+	r := gjson.ParseBytes(body)
+	memosGot := r.Get("result.structuredContent.memos").Array()
+	if !gjson.ValidBytes(body) || len(memosGot) != n || r.Get("result.content.0.text").Str != r.Get("result.structuredContent").Raw {
+		t.Fatalf("answer of %d bytes: valid %v, %d memos", len(body), gjson.ValidBytes(body), len(memosGot))
+	}
+	for _, m := range memosGot {
+		if content, ok := want[m.Get("name").Str]; !ok || m.Get("content").Str != content {
+			t.Errorf("memo %s: content %.60q…", m.Get("name").Str, m.Get("content").Str)
+		}
 	}
 }
