@@ -16,9 +16,8 @@ var errNotOurs = errors.New("not a token of this kind")
 // A refusal is the 401 to answer, with the challenge that starts the flow.
 func (s *Server) Authorize(req *web.Request) (authorization string, readOnly bool, refusal *web.Response) {
 	raw := strings.TrimSpace(req.Header.Get("authorization"))
-	scheme, token, _ := strings.Cut(raw, " ")
-	token = strings.TrimSpace(token)
-	if !strings.EqualFold(scheme, "bearer") || token == "" {
+	token, ok := bearerToken(raw)
+	if !ok {
 		return "", false, unauthorized(req, "", "")
 	}
 	if !strings.HasPrefix(token, "mme-") {
@@ -39,6 +38,14 @@ func (s *Server) Authorize(req *web.Request) (authorization string, readOnly boo
 	return "Bearer " + r.Token, !hasScope(r.Scope, ScopeWrite), nil
 }
 
+// bearerToken returns the token of an Authorization header value, and
+// whether the value is of the Bearer scheme with a token.
+func bearerToken(authorization string) (string, bool) {
+	scheme, token, _ := strings.Cut(strings.TrimSpace(authorization), " ")
+	token = strings.TrimSpace(token)
+	return token, strings.EqualFold(scheme, "bearer") && token != ""
+}
+
 // Revoked answers an /mcp request whose access token Memos no longer
 // honours: the Memos token inside was deleted (as the consent page tells
 // people they may) or expired. The 401 sends the client to refresh, which
@@ -46,8 +53,7 @@ func (s *Server) Authorize(req *web.Request) (authorization string, readOnly boo
 // Memos token gets nil: no client can renew it, and the tool's error
 // result says what happened.
 func (s *Server) Revoked(req *web.Request) *web.Response {
-	_, token, _ := strings.Cut(strings.TrimSpace(req.Header.Get("authorization")), " ")
-	if !strings.HasPrefix(strings.TrimSpace(token), accessPrefix) {
+	if token, _ := bearerToken(req.Header.Get("authorization")); !strings.HasPrefix(token, accessPrefix) {
 		return nil
 	}
 	return unauthorized(req, "invalid_token", "Memos no longer accepts the token behind this grant (it was deleted or has expired): connect again")
