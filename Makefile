@@ -42,6 +42,7 @@ build: generate ## build the Worker into build/ (runtime assets, entry module, w
 	$(GO) tool workers-assets-gen -mode=go -o build
 	cp internal/bridge/worker.mjs internal/bridge/driver.mjs build/
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o build/app.wasm .
+	$(GO) run ./internal/bridge/pack build/app.wasm
 
 node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund

@@ -58,7 +58,11 @@ async function upstream(binding, url, init) {
   }
 }
 
-const gateway = await startGo(new WebAssembly.Module(readFileSync(resolve(buildDir, "prog.wasm"))), {}, upstream);
+// The wasm is packed (driver_test.go packs it): its data is in this custom
+// section, and the program starts only if the driver restores it.
+const mod = new WebAssembly.Module(readFileSync(resolve(buildDir, "prog.wasm")));
+assert.equal(WebAssembly.Module.customSections(mod, "memos-mcp-edge.data").length, 1);
+const gateway = await startGo(mod, {}, upstream);
 assert.equal(gateway.maxBodyBytes, 64);
 const decoder = new TextDecoder();
 let served = 0;
