@@ -30,9 +30,9 @@ const maxPollMs = 32;
 const maxStuckPolls = 10;
 
 // startGo instantiates the compiled module mod, restores its data and runs
-// its main until the Go program calls ready. fetcher(binding, url, init) runs an upstream
-// request: binding is the name of a service binding, or "" for the global
-// fetch. It resolves to the Gateway.
+// its main until the Go program calls ready. fetcher(binding, url, init)
+// runs an upstream request: binding is the name of a service binding, or ""
+// for the global fetch. It resolves to the Gateway.
 export async function startGo(mod, env, fetcher) {
   const started = performance.now();
   const go = new Go();
