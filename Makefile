@@ -38,7 +38,7 @@ generate: ## compile the tool registry from the Memos OpenAPI document (the pinn
 	$(GO) run ./internal/registry/generate -curation spec/curation.json -o internal/registry/tools_gen.go \
 		$(if $(SPEC),-spec $(SPEC) -memos-version $(SPEC_VERSION))
 
-build: generate ## build the Worker into build/ (runtime assets, entry module, wasm)
+build: generate ## build the Worker into build/ (runtime assets, entry module, and the wasm with its data packed)
 	$(GO) tool workers-assets-gen -mode=go -o build
 	cp internal/bridge/worker.mjs internal/bridge/driver.mjs build/
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o build/app.wasm .

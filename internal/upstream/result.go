@@ -55,14 +55,14 @@ func (c *Client) send(ctx context.Context, t *registry.Tool, req *web.Request, l
 		}
 		return errorResult(msg), resp.Status == 401 && memosJSON(resp.Body)
 	}
-	obj, ok := normalize(resp.Body)
+	obj, escapes, ok := normalize(resp.Body)
 	if !ok {
 		entry.SetOutcome(accesslog.ToolError)
 		msg, detail := c.notJSON(resp)
 		logline.Print("tool ", t.Name, ": ", t.Method, " ", t.Path, ": HTTP ", strconv.Itoa(resp.Status), ": ", detail)
 		return errorResult(msg), false
 	}
-	return successResult(obj), false
+	return successResult(obj, escapes), false
 }
 
 // memosJSON reports whether an error answer is Memos' own JSON, not a page
@@ -215,29 +215,32 @@ var statusText = map[int]string{
 // it is, nothing as {"ok":true}, an array or scalar under "result". Members
 // whose value is null are dropped at every depth: the output schemas allow
 // null nowhere, and Memos v0.30.0 sends "motionMedia": null on attachments.
-// ok is false when the body is not JSON.
-func normalize(body []byte) (obj []byte, ok bool) {
+// ok is false when the body is not JSON. escapes counts the quotes and
+// backslashes of obj, which its text copy escapes.
+func normalize(body []byte) (obj []byte, escapes int, ok bool) {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 || string(body) == "null" {
-		return []byte(`{"ok":true}`), true
+		return []byte(`{"ok":true}`), 2, true
 	}
 	if !rawjson.ValidBytes(body) {
-		return nil, false
+		return nil, 0, false
 	}
 	out := make([]byte, 0, len(body)+12)
 	if body[0] == '{' {
-		out, _ = compact(out, body, 0)
-		return out, true
+		out, _, escapes = compact(out, body, 0)
+		return out, escapes, true
 	}
 	out = append(out, `{"result":`...)
-	out, _ = compact(out, body, 0)
-	return append(out, '}'), true
+	out, _, escapes = compact(out, body, 0)
+	return append(out, '}'), escapes + 2, true
 }
 
 // compact appends the valid JSON value at src[i:] without insignificant
 // space and without null-valued object members, and returns the index after
-// the value. One pass, no allocation besides dst.
-func compact(dst, src []byte, i int) ([]byte, int) {
+// the value and the number of quotes and backslashes it appended. One pass,
+// no allocation besides dst.
+func compact(dst, src []byte, i int) ([]byte, int, int) {
+	escapes := 0
 	i = skipSpace(src, i)
 	switch src[i] {
 	case '{':
@@ -247,11 +250,11 @@ func compact(dst, src []byte, i int) ([]byte, int) {
 			i = skipSpace(src, i)
 			switch src[i] {
 			case '}':
-				return append(dst, '}'), i + 1
+				return append(dst, '}'), i + 1, escapes
 			case ',':
 				i = skipSpace(src, i+1)
 			}
-			keyEnd := stringEnd(src, i)
+			keyEnd, keyEscapes := stringEnd(src, i)
 			key := src[i:keyEnd]
 			i = skipSpace(src, skipSpace(src, keyEnd)+1) // past the colon
 			if src[i] == 'n' {
@@ -264,7 +267,9 @@ func compact(dst, src []byte, i int) ([]byte, int) {
 			first = false
 			dst = append(dst, key...)
 			dst = append(dst, ':')
-			dst, i = compact(dst, src, i)
+			var n int
+			dst, i, n = compact(dst, src, i)
+			escapes += keyEscapes + n
 		}
 	case '[':
 		dst = append(dst, '[')
@@ -273,7 +278,7 @@ func compact(dst, src []byte, i int) ([]byte, int) {
 			i = skipSpace(src, i)
 			switch src[i] {
 			case ']':
-				return append(dst, ']'), i + 1
+				return append(dst, ']'), i + 1, escapes
 			case ',':
 				i++
 			}
@@ -281,17 +286,19 @@ func compact(dst, src []byte, i int) ([]byte, int) {
 				dst = append(dst, ',')
 			}
 			first = false
-			dst, i = compact(dst, src, i)
+			var n int
+			dst, i, n = compact(dst, src, i)
+			escapes += n
 		}
 	case '"':
-		end := stringEnd(src, i)
-		return append(dst, src[i:end]...), end
+		end, n := stringEnd(src, i)
+		return append(dst, src[i:end]...), end, n
 	}
 	end := i
 	for end < len(src) && !isDelimiter(src[end]) {
 		end++
 	}
-	return append(dst, src[i:end]...), end
+	return append(dst, src[i:end]...), end, 0
 }
 
 func skipSpace(src []byte, i int) int {
@@ -301,10 +308,12 @@ func skipSpace(src []byte, i int) int {
 	return i
 }
 
-// stringEnd returns the index after the JSON string that starts at src[i].
-// It tests eight bytes at a time, in line: in wasm a call per string would
-// cost more than the scan of a short key.
-func stringEnd(src []byte, i int) int {
+// stringEnd returns the index after the JSON string that starts at src[i]
+// and the number of quotes and backslashes in it. It tests eight bytes at a
+// time, in line: in wasm a call per string would cost more than the scan of
+// a short key.
+func stringEnd(src []byte, i int) (int, int) {
+	escapes := 2        // the string's own quotes
 	for i++; ; i += 2 { // past a backslash and the byte it escapes
 		for i+8 <= len(src) {
 			if m := quoteOrBackslashMask(binary.LittleEndian.Uint64(src[i:])); m != 0 {
@@ -317,10 +326,14 @@ func stringEnd(src []byte, i int) int {
 			i++
 		}
 		if i >= len(src) {
-			return len(src)
+			return len(src), escapes
 		}
 		if src[i] == '"' {
-			return i + 1
+			return i + 1, escapes
+		}
+		escapes++ // the backslash, and the byte it escapes if that is one too
+		if i+1 < len(src) && (src[i+1] == '"' || src[i+1] == '\\') {
+			escapes++
 		}
 	}
 }
@@ -330,11 +343,12 @@ func isDelimiter(c byte) bool {
 }
 
 // successResult is a CallToolResult carrying obj as structured content and,
-// for clients that read only text, as a text block.
-// A result can be megabytes, so it is allocated once at its exact size.
-func successResult(obj []byte) []byte {
+// for clients that read only text, as a text block. escapes is the number of
+// quotes and backslashes in obj (normalize counts them). A result can be
+// megabytes, so it is allocated once at its exact size.
+func successResult(obj []byte, escapes int) []byte {
 	const head, middle = `{"content":[{"type":"text","text":"`, `"}],"structuredContent":`
-	text := len(obj) + quotesAndBackslashes(obj)
+	text := len(obj) + escapes
 	b := make([]byte, len(head)+text+len(middle)+len(obj)+1)
 	n := copy(b, head)
 	quote(b[n:n+text], obj)
@@ -385,26 +399,6 @@ func quoteOrBackslashMask(x uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	q, s := x^(ones*'"'), x^(ones*'\\')
 	return ((q-ones)&^q | (s-ones)&^s) & highs
-}
-
-// quotesAndBackslashes counts the bytes of b that quote escapes,
-// eight at a time and without a branch per byte.
-func quotesAndBackslashes(b []byte) int {
-	const ones, lows = 0x0101010101010101, 0x7f7f7f7f7f7f7f7f
-	n, i := 0, 0
-	for ; i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		q, s := x^(ones*'"'), x^(ones*'\\')
-		// The high bit of each byte of z is set where q or s has a zero byte.
-		z := ^((q&lows + lows) | q | lows) | ^((s&lows + lows) | s | lows)
-		n += bits.OnesCount64(z)
-	}
-	for ; i < len(b); i++ {
-		if b[i] == '"' || b[i] == '\\' {
-			n++
-		}
-	}
-	return n
 }
 
 // errorResult is a CallToolResult that reports a failure to the model.

@@ -46,11 +46,11 @@ func TestNormalize(t *testing.T) {
 			`{"name":"attachments/x","mediaMetadata":{"width":4,"exif":{"iso":100}}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok := normalize([]byte(tc.body))
+			got, escapes, ok := normalize([]byte(tc.body))
 			if !ok || string(got) != tc.want {
 				t.Errorf("normalize(%s) = %s, %v; want %s", tc.body, got, ok, tc.want)
 			}
-			res := successResult(got)
+			res := successResult(got, escapes)
 			if !gjson.ValidBytes(res) {
 				t.Fatalf("result is not JSON: %s", res)
 			}
@@ -64,7 +64,7 @@ func TestNormalize(t *testing.T) {
 		})
 	}
 	for _, bad := range []string{`<html>`, `{"a":1`, "{\"a\":\"x\ny\"}", `{"a":1}{"b":2}`, `nul`} {
-		if _, ok := normalize([]byte(bad)); ok {
+		if _, _, ok := normalize([]byte(bad)); ok {
 			t.Errorf("%q accepted as JSON", bad)
 		}
 	}
@@ -130,7 +130,7 @@ func TestOutputSchemas(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			obj, ok := normalize([]byte(tc.body))
+			obj, _, ok := normalize([]byte(tc.body))
 			if !ok {
 				t.Fatal("not JSON")
 			}
@@ -350,9 +350,12 @@ func FuzzNormalize(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		got, ok := normalize(body)
+		got, escapes, ok := normalize(body)
 		if !ok {
 			return
+		}
+		if want := escapesIn(got); escapes != want {
+			t.Fatalf("normalize(%q) counted %d quotes and backslashes in %q, want %d", body, escapes, got, want)
 		}
 		if !gjson.ValidBytes(got) || !gjson.ParseBytes(got).IsObject() {
 			t.Fatalf("normalize(%q) = %q, not a JSON object", body, got)
@@ -370,7 +373,7 @@ func FuzzNormalize(f *testing.F) {
 		if !bytes.Equal(got, want) {
 			t.Fatalf("normalize(%q) = %q, want %q", body, got, want)
 		}
-		res := successResult(got)
+		res := successResult(got, escapes)
 		if text := gjson.GetBytes(res, "content.0.text").String(); text != string(got) {
 			t.Fatalf("text %q, want %q", text, got)
 		}
@@ -385,7 +388,8 @@ func FuzzNormalize(f *testing.F) {
 func TestSuccessResultAllocatesOnce(t *testing.T) {
 	obj := []byte(`{"memos":[` + strings.Repeat(`{"name":"memos/1","content":"a \"quoted\" word and a \\ backslash"},`, 2000) + `{}]}`)
 	var res []byte
-	if n := testing.AllocsPerRun(20, func() { res = successResult(obj) }); n != 1 {
+	escapes := escapesIn(obj)
+	if n := testing.AllocsPerRun(20, func() { res = successResult(obj, escapes) }); n != 1 {
 		t.Errorf("successResult: %v allocations, want 1", n)
 	}
 	if len(res) != cap(res) {
@@ -412,7 +416,7 @@ func TestQuote(t *testing.T) {
 	inputs = append(inputs, `"\""\\"x"\`, strings.Repeat(`"`, 17), strings.Repeat(`\`, 9)+"abcdefgh")
 	for _, in := range inputs {
 		want := escape.Replace(in)
-		dst := make([]byte, len(in)+quotesAndBackslashes([]byte(in)))
+		dst := make([]byte, len(in)+escapesIn([]byte(in)))
 		quote(dst, []byte(in))
 		if string(dst) != want {
 			t.Fatalf("quote(%q) = %q, want %q", in, dst, want)
@@ -421,45 +425,30 @@ func TestQuote(t *testing.T) {
 }
 
 // stringEnd finds the closing quote past escaped quotes and backslashes at
-// every offset of a word, and stops at the end of a string left open.
+// every offset of a word, counts the quotes and backslashes it passes, and
+// stops at the end of a string left open.
 func TestStringEnd(t *testing.T) {
+	end := func(src string) (int, int) { return stringEnd([]byte(src), 0) }
 	for n := range 20 {
 		for i := range n {
 			for _, esc := range []string{`\"`, `\\`, `\n`} {
 				s := `"` + strings.Repeat("a", i) + esc + strings.Repeat("b", n-i) + `"`
 				src := s + `,"next":1`
-				if got := stringEnd([]byte(src), 0); got != len(s) {
-					t.Fatalf("stringEnd(%s) = %d, want %d", src, got, len(s))
+				if got, escapes := end(src); got != len(s) || escapes != escapesIn([]byte(s)) {
+					t.Fatalf("stringEnd(%s) = %d, %d escapes; want %d, %d", src, got, escapes, len(s), escapesIn([]byte(s)))
 				}
-				if got := stringEnd([]byte(s[:len(s)-1]), 0); got != len(s)-1 {
+				if got, _ := end(s[:len(s)-1]); got != len(s)-1 {
 					t.Fatalf("stringEnd of the open %s = %d, want %d", s[:len(s)-1], got, len(s)-1)
 				}
 			}
 		}
 	}
-	if got := stringEnd([]byte(`"ab\`), 0); got != 4 {
+	if got, _ := end(`"ab\`); got != 4 {
 		t.Errorf("a string ending in a backslash: %d, want 4", got)
 	}
 }
 
-func TestQuotesAndBackslashes(t *testing.T) {
-	// Every special byte at every offset of a word, between other bytes that
-	// differ from it by one bit (the carries a word-wise test must not mix).
-	for _, c := range []byte{'"', '\\'} {
-		for _, other := range []byte{'a', c ^ 1, c ^ 0x80, 0, 0xff} {
-			for n := range 20 {
-				for i := range n {
-					b := bytes.Repeat([]byte{other}, n)
-					b[i] = c
-					want := bytes.Count(b, []byte{'"'}) + bytes.Count(b, []byte{'\\'})
-					if got := quotesAndBackslashes(b); got != want {
-						t.Fatalf("quotesAndBackslashes(%q) = %d, want %d", b, got, want)
-					}
-				}
-			}
-		}
-	}
-	if got := quotesAndBackslashes([]byte(`"\""\\"x"\`)); got != 9 {
-		t.Errorf("all special: %d, want 9", got)
-	}
+// escapesIn counts the bytes of b that quote escapes: quotes and backslashes.
+func escapesIn(b []byte) int {
+	return bytes.Count(b, []byte{'"'}) + bytes.Count(b, []byte{'\\'})
 }
