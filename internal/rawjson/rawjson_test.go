@@ -229,6 +229,62 @@ func TestAppendString(t *testing.T) {
 	}
 }
 
+// A value nested deeper than the bound is refused, the empty innermost
+// container counted; one at the bound is not, and brackets in strings do not
+// count. Valid itself takes any depth.
+func TestValidBytesWithin(t *testing.T) {
+	nest := func(open, close string, n int, inner string) string {
+		return strings.Repeat(open, n) + inner + strings.Repeat(close, n)
+	}
+	for _, tc := range []struct {
+		name string
+		s    string
+		want bool
+	}{
+		{"arrays at the bound", nest("[", "]", 4, "1"), true},
+		{"arrays past it", nest("[", "]", 5, "1"), false},
+		{"empty innermost array past it", nest("[", "]", 5, ""), false},
+		{"empty innermost array at it", nest("[", "]", 4, ""), true},
+		{"objects at the bound", nest(`{"a":`, "}", 4, "1"), true},
+		{"objects past it", nest(`{"a":`, "}", 4, "{}"), false},
+		{"mixed past it", `{"a":[{"b":[[]]}]}`, false},
+		{"siblings at the bound", `[[[[1]]],[[[2]]],[[[]]]]`, true},
+		{"a sibling past it", `[[[[1]]],[[[[]]]]]`, false},
+		{"brackets in strings", `[[["[[[[[[{{{{{"]]]`, true},
+		{"scalar", `"x"`, true},
+		{"invalid", `[[1]`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := ValidBytesWithin([]byte(tc.s), 4); got != tc.want {
+				t.Errorf("ValidBytesWithin(%s, 4) = %v, want %v", tc.s, got, tc.want)
+			}
+		})
+	}
+	if deep := nest("[", "]", 100000, ""); !Valid(deep) || ValidBytesWithin([]byte(deep), 99999) || !ValidBytesWithin([]byte(deep), 100000) {
+		t.Error("100,000 nested arrays: Valid refuses them or the bound is off by one")
+	}
+}
+
+// depthOf is how deep arrays and objects nest in the valid JSON s.
+func depthOf(s string) int {
+	depth, deepest, inString := 0, 0, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '[' || c == '{':
+			depth++
+			deepest = max(deepest, depth)
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return deepest
+}
+
 func FuzzValue(f *testing.F) {
 	for _, s := range seeds {
 		f.Add(s)
@@ -236,6 +292,9 @@ func FuzzValue(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		if got, want := Valid(s), json.Valid([]byte(s)); got != want {
 			t.Fatalf("Valid(%q) = %v, encoding/json %v", s, got, want)
+		}
+		if got, want := ValidBytesWithin([]byte(s), 3), json.Valid([]byte(s)) && depthOf(s) <= 3; got != want {
+			t.Fatalf("ValidBytesWithin(%q, 3) = %v, want %v", s, got, want)
 		}
 		check(t, s)
 		Parse(s).ForEach(func(k, v Value) bool { v.Get(k.Str); v.Array(); return true }) // no panic on anything

@@ -8,7 +8,19 @@ import (
 // Valid reports whether s is one JSON value (RFC 8259), white space around
 // it aside. Like encoding/json, it does not check that strings are UTF-8.
 // It keeps its own stack, so no nesting depth exhausts Go's.
-func Valid(s string) bool {
+func Valid(s string) bool { return valid(s, len(s)) }
+
+// ValidBytes is Valid on b, which it reads in place.
+func ValidBytes(b []byte) bool { return Valid(unsafe.String(unsafe.SliceData(b), len(b))) }
+
+// ValidBytesWithin is ValidBytes for a value whose arrays and objects nest
+// at most maxDepth deep: what code that walks a value by recursion can take.
+func ValidBytesWithin(b []byte, maxDepth int) bool {
+	return valid(unsafe.String(unsafe.SliceData(b), len(b)), maxDepth)
+}
+
+// valid is Valid with arrays and objects nested at most maxDepth deep.
+func valid(s string, maxDepth int) bool {
 	var open []byte // the containers around the value at i: '{' or '['
 	i := skipSpace(s, 0)
 	for {
@@ -18,6 +30,9 @@ func Valid(s string) bool {
 		}
 		switch c := s[i]; {
 		case c == '{' || c == '[':
+			if len(open) == maxDepth {
+				return false
+			}
 			i = skipSpace(s, i+1)
 			if i < len(s) && s[i] == c+2 { // '{'+2 is '}', '['+2 is ']'
 				i++
@@ -74,9 +89,6 @@ func Valid(s string) bool {
 		}
 	}
 }
-
-// ValidBytes is Valid on b, which it reads in place.
-func ValidBytes(b []byte) bool { return Valid(unsafe.String(unsafe.SliceData(b), len(b))) }
 
 // validMemberName checks a member's name and its colon at s[i:] and returns
 // where its value starts, or -1.

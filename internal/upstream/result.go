@@ -55,15 +55,33 @@ func (c *Client) send(ctx context.Context, t *registry.Tool, req *web.Request, l
 		}
 		return errorResult(msg), resp.Status == 401 && memosJSON(resp.Body)
 	}
-	obj, escapes, ok := normalize(resp.Body)
-	if !ok {
+	obj, escapes, err := normalize(resp.Body)
+	if err != nil {
 		entry.SetOutcome(accesslog.ToolError)
 		msg, detail := c.notJSON(resp)
+		if err == errTooDeep {
+			msg, detail = tooDeep, "answer nests deeper than "+strconv.Itoa(maxAnswerDepth)+" levels ("+strconv.Itoa(len(resp.Body))+" bytes)"
+		}
 		logline.Print("tool ", t.Name, ": ", t.Method, " ", t.Path, ": HTTP ", strconv.Itoa(resp.Status), ": ", detail)
 		return errorResult(msg), false
 	}
 	return successResult(obj, escapes), false
 }
+
+// maxAnswerDepth bounds how deep arrays and objects may nest in an answer
+// from Memos, whose own nest a few levels deep. Compacting an answer walks it
+// by recursion: nested tens of thousands deep, one exhausted the runtime's
+// stack and ended the Go instance, and clients refuse JSON nested 1,000 deep.
+const maxAnswerDepth = 512
+
+// tooDeep is the tool error for an answer nested deeper than that.
+var tooDeep = "the upstream answered with JSON nested more than " + strconv.Itoa(maxAnswerDepth) + " levels deep, which Memos never sends: check that MEMOS_URL points at the Memos instance"
+
+// Why normalize refuses an answer.
+var (
+	errNotJSON = errors.New("not JSON")
+	errTooDeep = errors.New("nested too deep")
+)
 
 // memosJSON reports whether an error answer is Memos' own JSON, not a page
 // of Cloudflare Access or a proxy in front of it.
@@ -215,24 +233,28 @@ var statusText = map[int]string{
 // it is, nothing as {"ok":true}, an array or scalar under "result". Members
 // whose value is null are dropped at every depth: the output schemas allow
 // null nowhere, and Memos v0.30.0 sends "motionMedia": null on attachments.
-// ok is false when the body is not JSON. escapes counts the quotes and
-// backslashes of obj, which its text copy escapes.
-func normalize(body []byte) (obj []byte, escapes int, ok bool) {
+// It refuses a body that is not JSON (errNotJSON) or nests deeper than
+// maxAnswerDepth (errTooDeep). escapes counts the quotes and backslashes of
+// obj, which its text copy escapes.
+func normalize(body []byte) (obj []byte, escapes int, err error) {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 || string(body) == "null" {
-		return []byte(`{"ok":true}`), 2, true
+		return []byte(`{"ok":true}`), 2, nil
 	}
-	if !rawjson.ValidBytes(body) {
-		return nil, 0, false
+	if !rawjson.ValidBytesWithin(body, maxAnswerDepth) {
+		if rawjson.ValidBytes(body) {
+			return nil, 0, errTooDeep
+		}
+		return nil, 0, errNotJSON
 	}
 	out := make([]byte, 0, len(body)+12)
 	if body[0] == '{' {
 		out, _, escapes = compact(out, body, 0)
-		return out, escapes, true
+		return out, escapes, nil
 	}
 	out = append(out, `{"result":`...)
 	out, _, escapes = compact(out, body, 0)
-	return append(out, '}'), escapes + 2, true
+	return append(out, '}'), escapes + 2, nil
 }
 
 // compact appends the valid JSON value at src[i:] without insignificant

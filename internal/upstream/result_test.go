@@ -46,9 +46,9 @@ func TestNormalize(t *testing.T) {
 			`{"name":"attachments/x","mediaMetadata":{"width":4,"exif":{"iso":100}}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, escapes, ok := normalize([]byte(tc.body))
-			if !ok || string(got) != tc.want {
-				t.Errorf("normalize(%s) = %s, %v; want %s", tc.body, got, ok, tc.want)
+			got, escapes, err := normalize([]byte(tc.body))
+			if err != nil || string(got) != tc.want {
+				t.Errorf("normalize(%s) = %s, %v; want %s", tc.body, got, err, tc.want)
 			}
 			res := successResult(got, escapes)
 			if !gjson.ValidBytes(res) {
@@ -64,8 +64,25 @@ func TestNormalize(t *testing.T) {
 		})
 	}
 	for _, bad := range []string{`<html>`, `{"a":1`, "{\"a\":\"x\ny\"}", `{"a":1}{"b":2}`, `nul`} {
-		if _, _, ok := normalize([]byte(bad)); ok {
-			t.Errorf("%q accepted as JSON", bad)
+		if _, _, err := normalize([]byte(bad)); err != errNotJSON {
+			t.Errorf("normalize(%q): %v, want errNotJSON", bad, err)
+		}
+	}
+	// Nested deeper than maxAnswerDepth: refused as such, whole or wrapped
+	// under "result"; at the bound it passes.
+	nest := func(n int) string { return strings.Repeat(`{"a":`, n) + "[]" + strings.Repeat("}", n) }
+	for _, tc := range []struct {
+		body string
+		want error
+	}{
+		{nest(maxAnswerDepth - 1), nil},
+		{nest(maxAnswerDepth), errTooDeep},
+		{"[" + nest(maxAnswerDepth-2) + "]", nil},
+		{strings.Repeat("[", 100000) + strings.Repeat("]", 100000), errTooDeep},
+		{strings.Repeat("[", 100000) + strings.Repeat("]", 99999), errNotJSON},
+	} {
+		if _, _, err := normalize([]byte(tc.body)); err != tc.want {
+			t.Errorf("normalize of %d bytes nested: %v, want %v", len(tc.body), err, tc.want)
 		}
 	}
 }
@@ -130,9 +147,9 @@ func TestOutputSchemas(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			obj, _, ok := normalize([]byte(tc.body))
-			if !ok {
-				t.Fatal("not JSON")
+			obj, _, err := normalize([]byte(tc.body))
+			if err != nil {
+				t.Fatal(err)
 			}
 			v, err := decodeValue(rawjson.ParseBytes(obj), nil)
 			if err != nil {
@@ -350,8 +367,8 @@ func FuzzNormalize(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		got, escapes, ok := normalize(body)
-		if !ok {
+		got, escapes, err := normalize(body)
+		if err != nil {
 			return
 		}
 		if want := escapesIn(got); escapes != want {
