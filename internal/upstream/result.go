@@ -386,22 +386,28 @@ func successResult(obj []byte, escapes int) []byte {
 // backslash. Such JSON holds no raw control characters (its strings escape
 // them), so only quotes and backslashes need escaping. It works eight bytes
 // at a time, without calls: wasm has no vectorized search, and calls cost
-// more there than the work between two quotes of a short key.
+// more there than the work between two quotes of a short key. A word's
+// escapes are all written from the one read of it: the rest of the word
+// moves one place up behind each backslash.
 func quote(dst, compactJSON []byte) {
+	const ones, lows = 0x0101010101010101, 0x7f7f7f7f7f7f7f7f
 	i, j := 0, 0
-	for i+8 <= len(compactJSON) {
+	// Each write below ends at most 15 bytes past j plus the word's escapes,
+	// which dst has room for while eight more bytes follow the word.
+	for i+16 <= len(compactJSON) {
 		x := binary.LittleEndian.Uint64(compactJSON[i:])
-		// Eight bytes are written wherever they are read: dst has room, as
-		// j is at most i plus the escapes so far.
 		binary.LittleEndian.PutUint64(dst[j:], x)
-		m := quoteOrBackslashMask(x)
-		if m == 0 {
-			i, j = i+8, j+8
-			continue
+		// The high bit of each byte of m is set where x has a quote or a
+		// backslash, exactly: no borrow crosses from one byte to the next.
+		q, s := x^(ones*'"'), x^(ones*'\\')
+		m := ^((q&lows + lows) | q | lows) | ^((s&lows + lows) | s | lows)
+		for ; m != 0; m &= m - 1 {
+			k := bits.TrailingZeros64(m) / 8
+			dst[j+k] = '\\'
+			binary.LittleEndian.PutUint64(dst[j+k+1:], x>>(8*k))
+			j++
 		}
-		k := bits.TrailingZeros64(m) / 8
-		dst[j+k], dst[j+k+1] = '\\', compactJSON[i+k]
-		i, j = i+k+1, j+k+2
+		i, j = i+8, j+8
 	}
 	for _, c := range compactJSON[i:] {
 		if c == '"' || c == '\\' {

@@ -415,22 +415,29 @@ func TestSuccessResultAllocatesOnce(t *testing.T) {
 }
 
 // quote escapes every quote and backslash wherever it stands in a word,
-// alone, in runs, and at the ends, and writes exactly the room it is given.
+// alone, in runs, and at the ends, and writes exactly the room it is given:
+// texts up to 40 bytes, so that whole words before the last 16 bytes hold
+// them too.
 func TestQuote(t *testing.T) {
 	escape := strings.NewReplacer(`\`, `\\`, `"`, `\"`)
 	var inputs []string
-	for n := range 20 {
+	for n := range 40 {
 		for i := range n {
 			for _, c := range []byte{'"', '\\'} {
-				b := bytes.Repeat([]byte{'a'}, n)
-				b[i] = c
-				inputs = append(inputs, string(b))
-				b[n-1-i] = '"' // a second one, before or after it, or on it
-				inputs = append(inputs, string(b))
+				// Between bytes that differ from it by one bit, or by a
+				// borrow: a word-wise test must not mix them up.
+				for _, other := range []byte{'a', c ^ 1, c + 1, c - 1, c ^ 0x80, 0, 0xff} {
+					b := bytes.Repeat([]byte{other}, n)
+					b[i] = c
+					inputs = append(inputs, string(b))
+					b[n-1-i] = '"' // a second one, before or after it, or on it
+					inputs = append(inputs, string(b))
+				}
 			}
 		}
 	}
-	inputs = append(inputs, `"\""\\"x"\`, strings.Repeat(`"`, 17), strings.Repeat(`\`, 9)+"abcdefgh")
+	inputs = append(inputs, `"\""\\"x"\`, strings.Repeat(`"`, 17), strings.Repeat(`\`, 9)+"abcdefgh",
+		strings.Repeat(`"\`, 20), strings.Repeat(`a"`, 20), strings.Repeat(`ab"\cd`, 7))
 	for _, in := range inputs {
 		want := escape.Replace(in)
 		dst := make([]byte, len(in)+escapesIn([]byte(in)))
