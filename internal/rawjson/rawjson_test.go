@@ -265,6 +265,41 @@ func TestValidBytesWithin(t *testing.T) {
 	}
 }
 
+// Compact drops null members at every depth, wherever they stand among the
+// others, keeps nulls in arrays, keeps numbers and escapes as written, and
+// counts the quotes and backslashes it writes.
+func TestCompact(t *testing.T) {
+	for _, tc := range []struct {
+		name, in, want string
+	}{
+		{"space", " { \"a\" : [ 1 , 2 ] ,\n\t\"b\" : { } } ", `{"a":[1,2],"b":{}}`},
+		{"null first", `{"a":null,"b":1,"c":2}`, `{"b":1,"c":2}`},
+		{"null between", `{"a":1,"b":null,"c":2}`, `{"a":1,"c":2}`},
+		{"null last", `{"a":1,"b":2,"c":null}`, `{"a":1,"b":2}`},
+		{"only nulls", `{"a":null,"b" : null}`, `{}`},
+		{"nested", `{"a":{"b":null,"c":[null,{"d":null,"e":false}]},"f":null}`, `{"a":{"c":[null,{"e":false}]}}`},
+		{"array of nulls", `[null, null]`, `[null,null]`},
+		{"escapes and numbers", `{"k\\\"":"v\\n\u0022\"","n":-1.50e+3}`, `{"k\\\"":"v\\n\u0022\"","n":-1.50e+3}`},
+		{"a string that says null", `{"a":"null","null":true}`, `{"a":"null","null":true}`},
+		{"scalar", ` "x" `, `"x"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, escapes, ok := Compact(nil, []byte(tc.in), 8, true)
+			if !ok || string(out) != tc.want || escapes != escapesIn(out) {
+				t.Errorf("Compact(%s) = %s, %d escapes, %v; want %s, %d escapes", tc.in, out, escapes, ok, tc.want, escapesIn([]byte(tc.want)))
+			}
+		})
+	}
+	for _, bad := range []string{``, ` `, `{"a":nul}`, `{"a":null,}`, `{"a" null}`, `{"a":1`, `[1,]`, `{"a":1}x`, `{1:2}`, `"\x"`, "\"\x01\"", `{"a":{"b":{"c":{"d":{"e":{"f":{"g":{"h":{"i":1}}}}}}}}}`} {
+		if out, _, ok := Compact(nil, []byte(bad), 8, true); ok {
+			t.Errorf("Compact(%s) = %s, accepted", bad, out)
+		}
+	}
+}
+
+// escapesIn counts the quotes and backslashes of b.
+func escapesIn(b []byte) int { return bytes.Count(b, []byte{'"'}) + bytes.Count(b, []byte{'\\'}) }
+
 // depthOf is how deep arrays and objects nest in the valid JSON s.
 func depthOf(s string) int {
 	depth, deepest, inString := 0, 0, false
@@ -295,6 +330,22 @@ func FuzzValue(f *testing.F) {
 		}
 		if got, want := ValidBytesWithin([]byte(s), 3), json.Valid([]byte(s)) && depthOf(s) <= 3; got != want {
 			t.Fatalf("ValidBytesWithin(%q, 3) = %v, want %v", s, got, want)
+		}
+		// Compact checks what ValidBytesWithin checks and, keeping nulls,
+		// writes what encoding/json's Compact writes.
+		out, escapes, ok := Compact([]byte("x"), []byte(s), 3, false)
+		if want := ValidBytesWithin([]byte(s), 3); ok != want {
+			t.Fatalf("Compact(%q) ok = %v, want %v", s, ok, want)
+		}
+		if ok {
+			var want bytes.Buffer
+			json.Compact(&want, []byte(s))
+			if string(out) != "x"+want.String() || escapes != escapesIn(out) {
+				t.Fatalf("Compact(%q) = %q with %d escapes, want %q with %d", s, out[1:], escapes, want.Bytes(), escapesIn(out))
+			}
+		}
+		if out, escapes, ok := Compact(nil, []byte(s), 3, true); ok && (!json.Valid(out) || escapes != escapesIn(out)) {
+			t.Fatalf("Compact(%q) dropping nulls = %q with %d escapes", s, out, escapes)
 		}
 		check(t, s)
 		Parse(s).ForEach(func(k, v Value) bool { v.Get(k.Str); v.Array(); return true }) // no panic on anything

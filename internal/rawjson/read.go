@@ -1,8 +1,9 @@
 // Package rawjson reads JSON values where they lie in the document, without
-// decoding them into Go values, and writes JSON strings. It is all the JSON
-// code the gateway links: encoding/json, and any library that links it,
-// costs the Worker's wasm about 0.4 MB, while the gateway only ever needs to
-// check a document, look up members, walk arrays and quote strings.
+// decoding them into Go values, checks and compacts documents, and writes
+// JSON strings. It is all the JSON code the gateway links: encoding/json,
+// and any library that links it, costs the Worker's wasm about 0.4 MB, while
+// the gateway only ever needs to check and compact a document, look up
+// members, walk arrays and quote strings.
 //
 // Its behaviour follows github.com/tidwall/gjson, which the gateway used
 // before: a lookup finds a member's first occurrence, and a string's value

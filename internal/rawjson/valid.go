@@ -8,7 +8,10 @@ import (
 // Valid reports whether s is one JSON value (RFC 8259), white space around
 // it aside. Like encoding/json, it does not check that strings are UTF-8.
 // It keeps its own stack, so no nesting depth exhausts Go's.
-func Valid(s string) bool { return valid(s, len(s)) }
+func Valid(s string) bool {
+	_, _, ok := scan(nil, s, len(s), false, false)
+	return ok
+}
 
 // ValidBytes is Valid on b, which it reads in place.
 func ValidBytes(b []byte) bool { return Valid(unsafe.String(unsafe.SliceData(b), len(b))) }
@@ -16,125 +19,178 @@ func ValidBytes(b []byte) bool { return Valid(unsafe.String(unsafe.SliceData(b),
 // ValidBytesWithin is ValidBytes for a value whose arrays and objects nest
 // at most maxDepth deep: what code that walks a value by recursion can take.
 func ValidBytesWithin(b []byte, maxDepth int) bool {
-	return valid(unsafe.String(unsafe.SliceData(b), len(b)), maxDepth)
+	_, _, ok := scan(nil, unsafe.String(unsafe.SliceData(b), len(b)), maxDepth, false, false)
+	return ok
 }
 
-// valid is Valid with arrays and objects nested at most maxDepth deep.
-func valid(s string, maxDepth int) bool {
-	var open []byte // the containers around the value at i: '{' or '['
+// Compact appends the JSON value src to dst without insignificant white
+// space and, with dropNulls, without the object members whose value is
+// null, while it checks what ValidBytesWithin checks: one pass over src and
+// no allocation but dst's. It returns the extended dst, the number of quotes
+// and backslashes it appended (what quoting the result as a JSON string
+// escapes), and false when src is not such a value.
+func Compact(dst, src []byte, maxDepth int, dropNulls bool) ([]byte, int, bool) {
+	return scan(dst, unsafe.String(unsafe.SliceData(src), len(src)), maxDepth, dropNulls, true)
+}
+
+// scan checks that s is one JSON value nested at most maxDepth deep and,
+// with write, appends it to dst as Compact describes.
+func scan(dst []byte, s string, maxDepth int, dropNulls, write bool) ([]byte, int, bool) {
+	// The containers around the value at i: '[', or '{' for an object none
+	// of whose members is written yet and 'o' for one with a member written.
+	var open []byte
+	escapes := 0
+	member := false // whether a member of the innermost object starts at i
 	i := skipSpace(s, 0)
 	for {
-		// A value starts at i.
-		if i >= len(s) {
-			return false
-		}
-		switch c := s[i]; {
-		case c == '{' || c == '[':
-			if len(open) == maxDepth {
-				return false
+		dropped := false
+		if member {
+			member = false
+			name := i
+			if i >= len(s) || s[i] != '"' {
+				return dst, escapes, false
+			}
+			end, n := validString(s, i)
+			if end < 0 {
+				return dst, escapes, false
+			}
+			if i = skipSpace(s, end); i >= len(s) || s[i] != ':' {
+				return dst, escapes, false
 			}
 			i = skipSpace(s, i+1)
-			if i < len(s) && s[i] == c+2 { // '{'+2 is '}', '['+2 is ']'
-				i++
-				break
-			}
-			open = append(open, c)
-			if c == '{' {
-				if i = validMemberName(s, i); i < 0 {
-					return false
+			if dropNulls && i < len(s) && s[i] == 'n' {
+				if i = validLiteral(s, i, "null"); i < 0 {
+					return dst, escapes, false
 				}
+				dropped = true
+			} else if write {
+				if open[len(open)-1] == 'o' {
+					dst = append(dst, ',')
+				}
+				dst = append(dst, s[name:end]...)
+				dst = append(dst, ':')
+				escapes += n
+				open[len(open)-1] = 'o'
 			}
-			continue
-		case c == '"':
-			i = validString(s, i)
-		case c == '-' || c >= '0' && c <= '9':
-			i = validNumber(s, i)
-		case c == 't':
-			i = validLiteral(s, i, "true")
-		case c == 'f':
-			i = validLiteral(s, i, "false")
-		case c == 'n':
-			i = validLiteral(s, i, "null")
-		default:
-			return false
 		}
-		if i < 0 {
-			return false
+		if !dropped {
+			// A value starts at i.
+			if i >= len(s) {
+				return dst, escapes, false
+			}
+			start := i
+			switch c := s[i]; {
+			case c == '{' || c == '[':
+				if len(open) == maxDepth {
+					return dst, escapes, false
+				}
+				if i = skipSpace(s, i+1); i < len(s) && s[i] == c+2 { // '{'+2 is '}', '['+2 is ']'
+					i++
+					if write {
+						dst = append(dst, c, c+2)
+					}
+					break
+				}
+				if write {
+					dst = append(dst, c)
+				}
+				open = append(open, c)
+				member = c == '{'
+				continue
+			case c == '"':
+				var n int
+				i, n = validString(s, i)
+				escapes += n
+			case c == '-' || c >= '0' && c <= '9':
+				i = validNumber(s, i)
+			case c == 't':
+				i = validLiteral(s, i, "true")
+			case c == 'f':
+				i = validLiteral(s, i, "false")
+			case c == 'n':
+				i = validLiteral(s, i, "null")
+			default:
+				return dst, escapes, false
+			}
+			if i < 0 {
+				return dst, escapes, false
+			}
+			if write && s[start] != '{' && s[start] != '[' {
+				dst = append(dst, s[start:i]...)
+			}
 		}
 		// A value ended at i: close containers until one continues.
 		for {
 			i = skipSpace(s, i)
 			if len(open) == 0 {
-				return i == len(s)
+				return dst, escapes, i == len(s)
 			}
 			if i >= len(s) {
-				return false
+				return dst, escapes, false
 			}
 			c := open[len(open)-1]
+			if c == 'o' {
+				c = '{'
+			}
 			if s[i] == c+2 {
 				open = open[:len(open)-1]
 				i++
+				if write {
+					dst = append(dst, c+2)
+				}
 				continue
 			}
 			if s[i] != ',' {
-				return false
+				return dst, escapes, false
 			}
 			i = skipSpace(s, i+1)
-			if c == '{' {
-				if i = validMemberName(s, i); i < 0 {
-					return false
+			if c == '[' {
+				if write {
+					dst = append(dst, ',')
 				}
+			} else {
+				member = true
 			}
 			break
 		}
 	}
 }
 
-// validMemberName checks a member's name and its colon at s[i:] and returns
-// where its value starts, or -1.
-func validMemberName(s string, i int) int {
-	if i >= len(s) || s[i] != '"' {
-		return -1
-	}
-	if i = validString(s, i); i < 0 {
-		return -1
-	}
-	i = skipSpace(s, i)
-	if i >= len(s) || s[i] != ':' {
-		return -1
-	}
-	return skipSpace(s, i+1)
-}
-
-// validString checks the string that starts at s[i] and returns its end, or -1.
-func validString(s string, i int) int {
+// validString checks the string that starts at s[i] and returns its end, or
+// -1, and the number of quotes and backslashes in it.
+func validString(s string, i int) (int, int) {
+	escapes := 2 // its own quotes
 	for i++; i < len(s); i++ {
 		if i = plainEnd(s, i); i >= len(s) {
 			break
 		}
 		switch c := s[i]; {
 		case c == '"':
-			return i + 1
+			return i + 1, escapes
 		case c < ' ':
-			return -1
+			return -1, 0
 		case c == '\\':
 			i++
 			if i >= len(s) {
-				return -1
+				return -1, 0
 			}
 			switch s[i] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case '"', '\\':
+				escapes += 2
+			case '/', 'b', 'f', 'n', 'r', 't':
+				escapes++
 			case 'u':
 				if hex4(s, i+1) < 0 {
-					return -1
+					return -1, 0
 				}
 				i += 4
+				escapes++
 			default:
-				return -1
+				return -1, 0
 			}
 		}
 	}
-	return -1
+	return -1, 0
 }
 
 // plainEnd skips the bytes at s[i:] that need no check in a string, eight

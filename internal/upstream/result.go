@@ -241,127 +241,21 @@ func normalize(body []byte) (obj []byte, escapes int, err error) {
 	if len(body) == 0 || string(body) == "null" {
 		return []byte(`{"ok":true}`), 2, nil
 	}
-	if !rawjson.ValidBytesWithin(body, maxAnswerDepth) {
-		if rawjson.ValidBytes(body) {
-			return nil, 0, errTooDeep
-		}
-		return nil, 0, errNotJSON
-	}
 	out := make([]byte, 0, len(body)+12)
-	if body[0] == '{' {
-		out, _, escapes = compact(out, body, 0)
-		return out, escapes, nil
+	wrapped := body[0] != '{'
+	if wrapped {
+		out = append(out, `{"result":`...)
 	}
-	out = append(out, `{"result":`...)
-	out, _, escapes = compact(out, body, 0)
-	return append(out, '}'), escapes + 2, nil
-}
-
-// compact appends the valid JSON value at src[i:] without insignificant
-// space and without null-valued object members, and returns the index after
-// the value and the number of quotes and backslashes it appended. One pass,
-// no allocation besides dst.
-func compact(dst, src []byte, i int) ([]byte, int, int) {
-	escapes := 0
-	i = skipSpace(src, i)
-	switch src[i] {
-	case '{':
-		dst = append(dst, '{')
-		first := true
-		for i++; ; {
-			i = skipSpace(src, i)
-			switch src[i] {
-			case '}':
-				return append(dst, '}'), i + 1, escapes
-			case ',':
-				i = skipSpace(src, i+1)
-			}
-			keyEnd, keyEscapes := stringEnd(src, i)
-			key := src[i:keyEnd]
-			i = skipSpace(src, skipSpace(src, keyEnd)+1) // past the colon
-			if src[i] == 'n' {
-				i += len("null")
-				continue
-			}
-			if !first {
-				dst = append(dst, ',')
-			}
-			first = false
-			dst = append(dst, key...)
-			dst = append(dst, ':')
-			var n int
-			dst, i, n = compact(dst, src, i)
-			escapes += keyEscapes + n
-		}
-	case '[':
-		dst = append(dst, '[')
-		first := true
-		for i++; ; {
-			i = skipSpace(src, i)
-			switch src[i] {
-			case ']':
-				return append(dst, ']'), i + 1, escapes
-			case ',':
-				i++
-			}
-			if !first {
-				dst = append(dst, ',')
-			}
-			first = false
-			var n int
-			dst, i, n = compact(dst, src, i)
-			escapes += n
-		}
-	case '"':
-		end, n := stringEnd(src, i)
-		return append(dst, src[i:end]...), end, n
+	out, escapes, ok := rawjson.Compact(out, body, maxAnswerDepth, true)
+	switch {
+	case !ok && rawjson.ValidBytes(body):
+		return nil, 0, errTooDeep
+	case !ok:
+		return nil, 0, errNotJSON
+	case wrapped:
+		return append(out, '}'), escapes + 2, nil
 	}
-	end := i
-	for end < len(src) && !isDelimiter(src[end]) {
-		end++
-	}
-	return append(dst, src[i:end]...), end, 0
-}
-
-func skipSpace(src []byte, i int) int {
-	for i < len(src) && (src[i] == ' ' || src[i] == '\n' || src[i] == '\r' || src[i] == '\t') {
-		i++
-	}
-	return i
-}
-
-// stringEnd returns the index after the JSON string that starts at src[i]
-// and the number of quotes and backslashes in it. It tests eight bytes at a
-// time, in line: in wasm a call per string would cost more than the scan of
-// a short key.
-func stringEnd(src []byte, i int) (int, int) {
-	escapes := 2        // the string's own quotes
-	for i++; ; i += 2 { // past a backslash and the byte it escapes
-		for i+8 <= len(src) {
-			if m := quoteOrBackslashMask(binary.LittleEndian.Uint64(src[i:])); m != 0 {
-				i += bits.TrailingZeros64(m) / 8
-				break
-			}
-			i += 8
-		}
-		for i < len(src) && src[i] != '"' && src[i] != '\\' {
-			i++
-		}
-		if i >= len(src) {
-			return len(src), escapes
-		}
-		if src[i] == '"' {
-			return i + 1, escapes
-		}
-		escapes++ // the backslash, and the byte it escapes if that is one too
-		if i+1 < len(src) && (src[i+1] == '"' || src[i+1] == '\\') {
-			escapes++
-		}
-	}
-}
-
-func isDelimiter(c byte) bool {
-	return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' || c == '\t'
+	return out, escapes, nil
 }
 
 // successResult is a CallToolResult carrying obj as structured content and,
@@ -417,16 +311,6 @@ func quote(dst, compactJSON []byte) {
 		dst[j] = c
 		j++
 	}
-}
-
-// quoteOrBackslashMask flags the bytes of x (eight of a text, read little
-// endian) that are quotes or backslashes, in the high bit of each. The
-// lowest flag is exact; one above it may be false (a borrow flags only
-// higher bytes), so only the first one found counts.
-func quoteOrBackslashMask(x uint64) uint64 {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	q, s := x^(ones*'"'), x^(ones*'\\')
-	return ((q-ones)&^q | (s-ones)&^s) & highs
 }
 
 // errorResult is a CallToolResult that reports a failure to the model.

@@ -448,30 +448,6 @@ func TestQuote(t *testing.T) {
 	}
 }
 
-// stringEnd finds the closing quote past escaped quotes and backslashes at
-// every offset of a word, counts the quotes and backslashes it passes, and
-// stops at the end of a string left open.
-func TestStringEnd(t *testing.T) {
-	end := func(src string) (int, int) { return stringEnd([]byte(src), 0) }
-	for n := range 20 {
-		for i := range n {
-			for _, esc := range []string{`\"`, `\\`, `\n`} {
-				s := `"` + strings.Repeat("a", i) + esc + strings.Repeat("b", n-i) + `"`
-				src := s + `,"next":1`
-				if got, escapes := end(src); got != len(s) || escapes != escapesIn([]byte(s)) {
-					t.Fatalf("stringEnd(%s) = %d, %d escapes; want %d, %d", src, got, escapes, len(s), escapesIn([]byte(s)))
-				}
-				if got, _ := end(s[:len(s)-1]); got != len(s)-1 {
-					t.Fatalf("stringEnd of the open %s = %d, want %d", s[:len(s)-1], got, len(s)-1)
-				}
-			}
-		}
-	}
-	if got, _ := end(`"ab\`); got != 4 {
-		t.Errorf("a string ending in a backslash: %d, want 4", got)
-	}
-}
-
 // escapesIn counts the bytes of b that quote escapes: quotes and backslashes.
 func escapesIn(b []byte) int {
 	return bytes.Count(b, []byte{'"'}) + bytes.Count(b, []byte{'\\'})
