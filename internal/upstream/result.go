@@ -69,9 +69,10 @@ func (c *Client) send(ctx context.Context, t *registry.Tool, req *web.Request, l
 }
 
 // maxAnswerDepth bounds how deep arrays and objects may nest in an answer
-// from Memos, whose own nest a few levels deep. Compacting an answer walks it
-// by recursion: nested tens of thousands deep, one exhausted the runtime's
-// stack and ended the Go instance, and clients refuse JSON nested 1,000 deep.
+// from Memos, whose own nest a few levels deep. Clients parse a result by
+// recursion and refuse JSON nested deeper than theirs can go (the Go SDK at
+// 1,000 levels, Python's json module near its recursion limit of 1,000),
+// and the session they closed over one answer would end.
 const maxAnswerDepth = 512
 
 // tooDeep is the tool error for an answer nested deeper than that.

@@ -272,9 +272,8 @@ func TestFaultInjection(t *testing.T) {
 			want: "502 Bad Gateway from the proxy or tunnel in front of Memos, not from Memos: check that Memos and its Cloudflare Tunnel (cloudflared) are running and that MEMOS_URL is right"},
 		{name: "invalid JSON", fault: answer(200, "application/json", `{"name":"memos/abc","content":"cut off`),
 			want: "the upstream answered with something other than Memos' JSON: check that MEMOS_URL points at the Memos instance"},
-		// Deeper than any answer of Memos' API, and once deep enough to
-		// exhaust the runtime's stack while the answer was compacted,
-		// which ended the Go instance.
+		// Deeper than any answer of Memos' API: passed on, it made the Go
+		// SDK refuse the result and close this session.
 		{name: "JSON nested 8,000 deep", fault: answer(200, "application/json", strings.Repeat("[", 8000)+strings.Repeat("]", 8000)),
 			want: "the upstream answered with JSON nested more than 512 levels deep, which Memos never sends: check that MEMOS_URL points at the Memos instance"},
 		{name: "HTML page with 200", fault: answer(200, "text/html; charset=utf-8", "<!doctype html><title>Sign in</title><form></form>"),
