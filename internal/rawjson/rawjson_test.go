@@ -282,6 +282,13 @@ func TestCompact(t *testing.T) {
 		{"escapes and numbers", `{"k\\\"":"v\\n\u0022\"","n":-1.50e+3}`, `{"k\\\"":"v\\n\u0022\"","n":-1.50e+3}`},
 		{"a string that says null", `{"a":"null","null":true}`, `{"a":"null","null":true}`},
 		{"scalar", ` "x" `, `"x"`},
+		// Runs of s are copied whole: white space and dropped members cut
+		// them anywhere.
+		{"space around dropped members", ` { "a" : null , "b" : 1 , "c" : null , "d" : [ null , 2 ] } `, `{"b":1,"d":[null,2]}`},
+		{"space before a dropped last member", `{"a":1 ,"b":null}`, `{"a":1}`},
+		{"only a spaced null", `{ "a" : null }`, `{}`},
+		{"objects in an array", `[ { "a" : null } , { } , {"b":null,"c":null,"d":3}]`, `[{},{},{"d":3}]`},
+		{"compact already", `{"a":[1,"x",{"b":true}],"c":"d"}`, `{"a":[1,"x",{"b":true}],"c":"d"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, escapes, ok := Compact(nil, []byte(tc.in), 8, true)

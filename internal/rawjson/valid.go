@@ -34,14 +34,18 @@ func Compact(dst, src []byte, maxDepth int, dropNulls bool) ([]byte, int, bool) 
 }
 
 // scan checks that s is one JSON value nested at most maxDepth deep and,
-// with write, appends it to dst as Compact describes.
+// with write, appends it to dst as Compact describes. It copies runs of s
+// between the bytes it leaves out (white space, dropped members and their
+// commas), not token by token: an API's answer is mostly compact already.
 func scan(dst []byte, s string, maxDepth int, dropNulls, write bool) ([]byte, int, bool) {
 	// The containers around the value at i: '[', or '{' for an object none
 	// of whose members is written yet and 'o' for one with a member written.
 	var open []byte
 	escapes := 0
 	member := false // whether a member of the innermost object starts at i
+	comma := -1     // where the comma before that member stands, if any
 	i := skipSpace(s, 0)
+	run := i // s[run:i] is still to be copied
 	for {
 		dropped := false
 		if member {
@@ -54,23 +58,36 @@ func scan(dst []byte, s string, maxDepth int, dropNulls, write bool) ([]byte, in
 			if end < 0 {
 				return dst, escapes, false
 			}
-			if i = skipSpace(s, end); i >= len(s) || s[i] != ':' {
+			colon := skipSpace(s, end)
+			if colon >= len(s) || s[colon] != ':' {
 				return dst, escapes, false
 			}
-			i = skipSpace(s, i+1)
-			if dropNulls && i < len(s) && s[i] == 'n' {
+			i = skipSpace(s, colon+1)
+			top := len(open) - 1
+			switch {
+			case dropNulls && i < len(s) && s[i] == 'n':
 				if i = validLiteral(s, i, "null"); i < 0 {
 					return dst, escapes, false
 				}
 				dropped = true
-			} else if write {
-				if open[len(open)-1] == 'o' {
-					dst = append(dst, ',')
+				if write {
+					// The member goes, with the comma before it.
+					from := name
+					if comma >= 0 {
+						from = comma
+					}
+					dst, run = cut(dst, s, run, from, i)
 				}
-				dst = append(dst, s[name:end]...)
-				dst = append(dst, ':')
+			case write:
+				if comma >= 0 && open[top] != 'o' {
+					dst, run = cut(dst, s, run, comma, name) // no member before it is written
+				} else if comma >= 0 {
+					dst, run = cut(dst, s, run, comma+1, name)
+				}
+				dst, run = cut(dst, s, run, end, colon)
+				dst, run = cut(dst, s, run, colon+1, i)
 				escapes += n
-				open[len(open)-1] = 'o'
+				open[top] = 'o'
 			}
 		}
 		if !dropped {
@@ -78,24 +95,21 @@ func scan(dst []byte, s string, maxDepth int, dropNulls, write bool) ([]byte, in
 			if i >= len(s) {
 				return dst, escapes, false
 			}
-			start := i
 			switch c := s[i]; {
 			case c == '{' || c == '[':
 				if len(open) == maxDepth {
 					return dst, escapes, false
 				}
-				if i = skipSpace(s, i+1); i < len(s) && s[i] == c+2 { // '{'+2 is '}', '['+2 is ']'
+				j := skipSpace(s, i+1)
+				if write {
+					dst, run = cut(dst, s, run, i+1, j)
+				}
+				if i = j; i < len(s) && s[i] == c+2 { // '{'+2 is '}', '['+2 is ']'
 					i++
-					if write {
-						dst = append(dst, c, c+2)
-					}
 					break
 				}
-				if write {
-					dst = append(dst, c)
-				}
 				open = append(open, c)
-				member = c == '{'
+				member, comma = c == '{', -1
 				continue
 			case c == '"':
 				var n int
@@ -115,17 +129,20 @@ func scan(dst []byte, s string, maxDepth int, dropNulls, write bool) ([]byte, in
 			if i < 0 {
 				return dst, escapes, false
 			}
-			if write && s[start] != '{' && s[start] != '[' {
-				dst = append(dst, s[start:i]...)
-			}
 		}
 		// A value ended at i: close containers until one continues.
 		for {
-			i = skipSpace(s, i)
+			j := skipSpace(s, i)
 			if len(open) == 0 {
-				return dst, escapes, i == len(s)
+				if write {
+					dst = append(dst, s[run:i]...)
+				}
+				return dst, escapes, j == len(s)
 			}
-			if i >= len(s) {
+			if write {
+				dst, run = cut(dst, s, run, i, j)
+			}
+			if i = j; i >= len(s) {
 				return dst, escapes, false
 			}
 			c := open[len(open)-1]
@@ -135,25 +152,34 @@ func scan(dst []byte, s string, maxDepth int, dropNulls, write bool) ([]byte, in
 			if s[i] == c+2 {
 				open = open[:len(open)-1]
 				i++
-				if write {
-					dst = append(dst, c+2)
-				}
 				continue
 			}
 			if s[i] != ',' {
 				return dst, escapes, false
 			}
-			i = skipSpace(s, i+1)
 			if c == '[' {
+				j = skipSpace(s, i+1)
 				if write {
-					dst = append(dst, ',')
+					dst, run = cut(dst, s, run, i+1, j)
 				}
+				i = j
 			} else {
-				member = true
+				// Whether the comma stays is the next member's to say.
+				member, comma = true, i
+				i = skipSpace(s, i+1)
 			}
 			break
 		}
 	}
+}
+
+// cut appends s[run:from] to dst and leaves out s[from:to]: it returns dst
+// and where the next run starts.
+func cut(dst []byte, s string, run, from, to int) ([]byte, int) {
+	if from == to {
+		return dst, run
+	}
+	return append(dst, s[run:from]...), to
 }
 
 // validString checks the string that starts at s[i] and returns its end, or
