@@ -25,10 +25,11 @@ func ValidBytesWithin(b []byte, maxDepth int) bool {
 
 // Compact appends the JSON value src to dst without insignificant white
 // space and, with dropNulls, without the object members whose value is
-// null, while it checks what ValidBytesWithin checks: one pass over src and
-// no allocation but dst's. It returns the extended dst, the number of quotes
-// and backslashes it appended (what quoting the result as a JSON string
-// escapes), and false when src is not such a value.
+// null, while it checks what ValidBytesWithin checks: one pass over src,
+// which allocates only for dst and its stack of the containers open. It
+// returns the extended dst, the number of quotes and backslashes it
+// appended (what quoting the result as a JSON string escapes), and false
+// when src is not such a value.
 func Compact(dst, src []byte, maxDepth int, dropNulls bool) ([]byte, int, bool) {
 	return scan(dst, unsafe.String(unsafe.SliceData(src), len(src)), maxDepth, dropNulls, true)
 }

@@ -3,6 +3,7 @@ package upstream
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -368,6 +369,9 @@ func FuzzNormalize(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		got, escapes, err := normalize(body)
+		if valid := json.Valid(body); err == errNotJSON && valid || err == errTooDeep && !valid {
+			t.Fatalf("normalize(%q): %v, but encoding/json finds it valid: %v", body, err, valid)
+		}
 		if err != nil {
 			return
 		}
