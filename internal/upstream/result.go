@@ -58,9 +58,9 @@ func (c *Client) send(ctx context.Context, t *registry.Tool, req *web.Request, l
 	obj, escapes, err := normalize(resp.Body)
 	if err != nil {
 		entry.SetOutcome(accesslog.ToolError)
-		msg, detail := c.notJSON(resp)
-		if err == errTooDeep {
-			msg, detail = tooDeep, "answer nests deeper than "+strconv.Itoa(maxAnswerDepth)+" levels ("+strconv.Itoa(len(resp.Body))+" bytes)"
+		msg, detail := tooDeep, "answer nests deeper than "+strconv.Itoa(maxAnswerDepth)+" levels ("+strconv.Itoa(len(resp.Body))+" bytes)"
+		if err == errNotJSON {
+			msg, detail = c.notJSON(resp)
 		}
 		logline.Print("tool ", t.Name, ": ", t.Method, " ", t.Path, ": HTTP ", strconv.Itoa(resp.Status), ": ", detail)
 		return errorResult(msg), false
