@@ -345,17 +345,41 @@ export async function readBody(message, max) {
   }
   // Asked only now: the runtime makes a stream object for it.
   if (message.body === null) return [];
+  const reader = piecesOf(message.body);
   const chunks = [];
   let size = 0;
-  const reader = message.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return chunks;
-    size += value.byteLength;
-    if (max > 0 && size > max) {
-      await reader.cancel();
-      return null;
+  for (let piece = firstPiece; ; piece = Math.min(2 * piece, lastPiece)) {
+    const { done, value } = await reader.read(max > 0 ? Math.min(piece, max + 1 - size) : piece);
+    if (value !== undefined && value.byteLength > 0) {
+      size += value.byteLength;
+      if (max > 0 && size > max) {
+        await reader.cancel();
+        return null;
+      }
+      chunks.push(value);
     }
-    chunks.push(value);
+    if (done) return chunks;
   }
+}
+
+// A body of unknown length is read in pieces that grow from firstPiece to
+// lastPiece bytes, so that its size rounded up to a power of two bounds
+// what reading it allocates (at most about twice its size), and a megabyte
+// takes a handful of reads. The runtime's own chunks are a few KB each: a
+// 1.4 MB answer read chunk by chunk took 352 reads, and about a quarter of
+// the Worker's CPU (measured side by side under workerd alone).
+const firstPiece = 16 * 1024;
+const lastPiece = 1024 * 1024;
+
+// piecesOf returns a reader of body whose read(n) resolves to its next
+// piece: workerd's readAtLeast fills a buffer of n bytes, short only at the
+// end of the body. Node, which runs the driver in tests and tools, has no
+// readAtLeast, and its reader gives the body's chunks as they come.
+function piecesOf(body) {
+  if (typeof globalThis.ReadableStreamBYOBReader?.prototype.readAtLeast !== "function") {
+    const reader = body.getReader();
+    return { read: () => reader.read(), cancel: () => reader.cancel() };
+  }
+  const reader = body.getReader({ mode: "byob" });
+  return { read: (n) => reader.readAtLeast(n, new Uint8Array(n)), cancel: () => reader.cancel() };
 }

@@ -4,18 +4,21 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/test/harness"
+	"github.com/tidwall/gjson"
 )
 
 // Settings of the gateway that runs behind the fault proxy: a short upstream
@@ -202,6 +205,22 @@ func hangUp(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// streamed sends body in flushed pieces of a thousand bytes: chunked, with
+// no Content-Length, as Memos sends any answer over 2 KB.
+func streamed(body string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		for len(body) > 0 {
+			n := min(len(body), 1000)
+			if _, err := w.Write([]byte(body[:n])); err != nil {
+				return
+			}
+			http.NewResponseController(w).Flush()
+			body = body[n:]
+		}
+	}
+}
+
 // oversized streams a valid JSON object of size bytes in flushed chunks.
 func oversized(size int) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
@@ -256,7 +275,19 @@ func TestFaultInjection(t *testing.T) {
 		unreachable = "the Memos instance cannot be reached: check that it is up and that MEMOS_URL (or MEMOS_SERVICE) points at it"
 		timedOut    = "Memos did not answer within 1.5s (UPSTREAM_TIMEOUT_MS): the instance is slow or unreachable"
 		redirected  = ": the instance's address answered with a redirect, which is not followed (it would take your token elsewhere): set MEMOS_URL to the instance's final address"
+		tooLarge    = "the Memos answer is larger than MAX_RESPONSE_BYTES (" + faultMaxBytes + " bytes): ask for less, e.g. with a smaller pageSize or a filter"
 	)
+	// sized is the memo as Memos answers it, with its content padded to make
+	// the whole answer size bytes.
+	maxBytes, _ := strconv.Atoi(faultMaxBytes)
+	asMemos := newTools(t, memos.Token).ok("memo_get_memo", map[string]any{"memo": memo})
+	asMemos["content"] = ""
+	bare, _ := json.Marshal(asMemos)
+	sized := func(size int) string {
+		asMemos["content"] = strings.Repeat("x", size-len(bare))
+		b, _ := json.Marshal(asMemos)
+		return string(b)
+	}
 	cases := []struct {
 		name  string
 		fault http.HandlerFunc // nil with refuse
@@ -278,8 +309,8 @@ func TestFaultInjection(t *testing.T) {
 			want: "the upstream answered with JSON nested more than 512 levels deep, which Memos never sends: check that MEMOS_URL points at the Memos instance"},
 		{name: "HTML page with 200", fault: answer(200, "text/html; charset=utf-8", "<!doctype html><title>Sign in</title><form></form>"),
 			want: "the upstream answered with an HTML page instead of Memos' API: check that MEMOS_URL is the base URL of the Memos instance (without /api/v1) and, if Cloudflare Access protects it, set CF_ACCESS_CLIENT_ID and CF_ACCESS_CLIENT_SECRET"},
-		{name: "body over MAX_RESPONSE_BYTES", fault: oversized(1 << 20),
-			want: "the Memos answer is larger than MAX_RESPONSE_BYTES (" + faultMaxBytes + " bytes): ask for less, e.g. with a smaller pageSize or a filter"},
+		{name: "body over MAX_RESPONSE_BYTES", fault: oversized(1 << 20), want: tooLarge},
+		{name: "chunked body one byte over MAX_RESPONSE_BYTES", fault: streamed(sized(maxBytes + 1)), want: tooLarge},
 		{name: "302 to another host", fault: redirectTo(other.URL, http.StatusFound), want: "302 Found" + redirected},
 		{name: "307 to another host", fault: redirectTo(other.URL, http.StatusTemporaryRedirect), want: "307 Temporary Redirect" + redirected},
 		{name: "308 to another host", fault: redirectTo(other.URL, http.StatusPermanentRedirect), want: "308 Permanent Redirect" + redirected},
@@ -310,6 +341,19 @@ func TestFaultInjection(t *testing.T) {
 			}
 		})
 	}
+
+	// An answer of exactly MAX_RESPONSE_BYTES, chunked, reaches the client
+	// whole: the entry module reads a body of unknown length in pieces it
+	// sizes itself, and the last of them ends at the cap.
+	t.Run("chunked body of exactly MAX_RESPONSE_BYTES", func(t *testing.T) {
+		body := sized(maxBytes)
+		proxy.set(streamed(body))
+		defer proxy.set(nil)
+		c := &tools{t: t, ctx: ctx, cs: cs}
+		if got := c.ok("memo_get_memo", map[string]any{"memo": memo}); len(body) != maxBytes || str(got, "content") != gjson.Get(body, "content").Str {
+			t.Errorf("an answer of %d bytes: got %.200v", len(body), got)
+		}
+	})
 
 	other.mu.Lock()
 	defer other.mu.Unlock()
