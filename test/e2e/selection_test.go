@@ -47,13 +47,6 @@ func rawCall(t *testing.T, base, name string, modern bool) (int, string) {
 // test token and header, and returns the HTTP status and answer.
 func post(t *testing.T, base, body string, header map[string]string) (int, string) {
 	t.Helper()
-	status, _, answer := postWith(t, base, body, header)
-	return status, string(answer)
-}
-
-// postWith is post, with the answer's header fields.
-func postWith(t *testing.T, base, body string, header map[string]string) (int, http.Header, []byte) {
-	t.Helper()
 	req, err := http.NewRequest("POST", base+"/mcp", strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +65,7 @@ func postWith(t *testing.T, base, body string, header map[string]string) (int, h
 	if err != nil {
 		t.Fatalf("reading the answer: %v", err)
 	}
-	return resp.StatusCode, resp.Header, answer
+	return resp.StatusCode, string(answer)
 }
 
 // READ_ONLY=true lists exactly the tools annotated readOnlyHint, and a

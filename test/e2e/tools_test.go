@@ -416,14 +416,14 @@ func TestLargeAnswer(t *testing.T) {
 		content := fmt.Sprintf("large answer memo %02d %s ", i, tag) + strings.Repeat(fmt.Sprintf("line %02d with \"quotes\" and a \\ backslash; ", i), 25)
 		want[c.createMemo(content, "PRIVATE")] = content
 	}
-	status, _, body := postWith(t, worker.URL, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"memo_list_memos","arguments":{"pageSize":100,"filter":"tag in [\"e2elarge\"]"}}}`, nil)
+	status, body := post(t, worker.URL, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"memo_list_memos","arguments":{"pageSize":100,"filter":"tag in [\"e2elarge\"]"}}}`, nil)
 	if status != 200 || len(body) < 128*1024 {
 		t.Fatalf("status %d, %d bytes", status, len(body))
 	}
-	r := gjson.ParseBytes(body)
+	r := gjson.Parse(body)
 	memosGot := r.Get("result.structuredContent.memos").Array()
-	if !gjson.ValidBytes(body) || len(memosGot) != n || r.Get("result.content.0.text").Str != r.Get("result.structuredContent").Raw {
-		t.Fatalf("answer of %d bytes: valid %v, %d memos", len(body), gjson.ValidBytes(body), len(memosGot))
+	if !gjson.Valid(body) || len(memosGot) != n || r.Get("result.content.0.text").Str != r.Get("result.structuredContent").Raw {
+		t.Fatalf("answer of %d bytes: valid %v, %d memos", len(body), gjson.Valid(body), len(memosGot))
 	}
 	for _, m := range memosGot {
 		if content, ok := want[m.Get("name").Str]; !ok || m.Get("content").Str != content {
