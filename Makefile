@@ -41,6 +41,7 @@ generate: ## compile the tool registry from the Memos OpenAPI document (the pinn
 build: generate ## build the Worker into build/ (runtime assets, entry module, and the wasm with its data packed)
 	$(GO) tool workers-assets-gen -mode=go -o build
 	cp internal/bridge/worker.mjs internal/bridge/driver.mjs build/
+	cp internal/grants/store.mjs build/grants.mjs
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o build/app.wasm .
 	$(GO) run ./internal/bridge/pack build/app.wasm
 

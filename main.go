@@ -9,6 +9,7 @@ import (
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/bridge"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/grants"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/mcp"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/oauth"
@@ -45,13 +46,18 @@ func main() {
 		ReadOnlyTools: tools.Within(selection.Served(true)),
 	}
 	var authServer server.Router
-	if cfg.OAuthSecret != "" {
+	store, storeErr := grantStore()
+	if cfg.OAuthSecret != "" && storeErr != nil {
+		cfgErr = errors.Join(cfgErr, storeErr)
+		logline.Print("configuration: ", storeErr.Error())
+	}
+	if cfg.OAuthSecret != "" && storeErr == nil {
 		keys, err := seal.New(cfg.OAuthSecret, cfg.OAuthSecretPrevious)
 		if err != nil {
 			fatal(err) // config.Load checked the lengths already
 		}
 		o := oauth.New(oauth.Options{
-			Keys: keys, Memos: tools, Fetch: bridge.Fetcher{MaxBytes: oauth.DocumentMaxBytes},
+			Keys: keys, Memos: tools, Store: store, Fetch: bridge.Fetcher{MaxBytes: oauth.DocumentMaxBytes},
 			Instance: tools.InstanceName(), AcceptMemosTokens: cfg.OAuthAcceptMemosTokens,
 			AllowLoopbackClients: cfg.OAuthAllowLoopbackClients,
 		})
@@ -70,6 +76,24 @@ func main() {
 		AccessLog:       bridge.LogWriter(),
 	})
 	fatal(bridge.Serve(h, cfg.MaxBodyBytes))
+}
+
+// grantsBinding is the Durable Object namespace that holds the OAuth
+// server's memory (wrangler.toml).
+const grantsBinding = "GRANTS"
+
+// grantStore returns where the OAuth server keeps what it must remember:
+// Durable Objects in the Worker, memory in the native process. Without
+// either it refuses, rather than let codes and refresh tokens be replayed.
+func grantStore() (grants.Store, error) {
+	switch {
+	case bridge.Native:
+		return grants.NewMemory(nil), nil
+	case bridge.HasObjects(grantsBinding):
+		return grants.Remote{Doer: bridge.Fetcher{Binding: grantsBinding, MaxBytes: grants.MaxAnswerBytes}}, nil
+	}
+	return nil, errors.New("OAUTH_SECRET is set, but the Worker has no " + grantsBinding +
+		" Durable Object binding to remember grants in: keep the [[durable_objects.bindings]] and [[migrations]] entries of the shipped wrangler.toml")
 }
 
 // fatal logs err and ends the program, as log.Fatal would.

@@ -22,6 +22,9 @@ const (
 	Notification  = "notification"   // accepted with no answer
 	Cancelled     = "cancelled"      // the client went away before the answer
 	ServerError   = "server_error"   // a bug or a misconfiguration
+	// Outcomes of the consent page's sign-in.
+	CredentialsRefused = "credentials_refused" // Memos refused the password or the pasted token
+	Limited            = "limited"             // past a sign-in budget: Memos was not asked
 )
 
 // Entry is the record of one request. Its methods are safe on a nil Entry,

@@ -36,6 +36,16 @@ func HasBinding(name string) bool {
 	return b.Type() == js.TypeObject && b.Get("fetch").Type() == js.TypeFunction
 }
 
+// HasObjects reports whether the Worker has a Durable Object namespace
+// bound as name.
+func HasObjects(name string) bool {
+	b := runtimeContext.Get("env").Get(name)
+	return b.Type() == js.TypeObject && b.Get("idFromName").Type() == js.TypeFunction
+}
+
+// Native is false: the gateway runs in a Worker.
+const Native = false
+
 // DefaultHosts returns nil: a deployed Worker serves whatever routes and
 // domains it is bound to unless ALLOWED_HOSTS says otherwise.
 func DefaultHosts() []string { return nil }

@@ -28,6 +28,13 @@ func Getenv(name string) string { return os.Getenv(name) }
 // HasBinding reports false: service bindings exist only in the Worker.
 func HasBinding(string) bool { return false }
 
+// HasObjects reports false: Durable Objects exist only in the Worker.
+func HasObjects(string) bool { return false }
+
+// Native is true: the gateway runs as a process of its own, which can keep
+// state in memory.
+const Native = true
+
 // LogWriter returns where log lines go: standard output.
 func LogWriter() io.Writer { return os.Stdout }
 

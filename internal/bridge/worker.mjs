@@ -3,17 +3,29 @@
 // the driver (the stock syumai/workers entry starts a new Go instance per
 // request). `make build` copies this file to build/worker.mjs next to
 // driver.mjs and the runtime assets of workers-assets-gen (wasm_exec.js,
-// runtime.mjs).
+// runtime.mjs), and grants.mjs, the Durable Object class of package grants.
 import { startGo, headersFromString, readBody } from "./driver.mjs";
 import { loadModule } from "./runtime.mjs";
+
+export { GrantStore } from "./grants.mjs";
 
 // gateway resolves to the driver of the running Go program.
 let gateway;
 
+// upstream sends a request of the Go program: with the global fetch, the
+// fetch of a service binding, or, for a Durable Object namespace, the fetch
+// of the object the URL's path names.
+function upstream(env, binding, url, init) {
+  const target = binding ? env[binding] : globalThis;
+  if (typeof target.idFromName === "function") {
+    const name = decodeURIComponent(new URL(url).pathname.slice(1));
+    return target.get(target.idFromName(name)).fetch(url, init);
+  }
+  return target.fetch(url, init);
+}
+
 function start(env) {
-  const started = loadModule().then((mod) =>
-    startGo(mod, env, (binding, url, init) => (binding ? env[binding] : globalThis).fetch(url, init)),
-  );
+  const started = loadModule().then((mod) => startGo(mod, env, (binding, url, init) => upstream(env, binding, url, init)));
   // A program that exited is started afresh by the next request.
   started.catch(() => gateway === started && (gateway = undefined));
   return started;

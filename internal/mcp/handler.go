@@ -52,7 +52,7 @@ type Options struct {
 	// Authorization header sent to Memos and whether the grant is
 	// read-only, or refuses the request (a 401 that starts authorization).
 	// When nil the caller's Authorization goes to Memos as it is.
-	Authorize func(req *web.Request) (authorization string, readOnly bool, refusal *web.Response)
+	Authorize func(ctx context.Context, req *web.Request) (authorization string, readOnly bool, refusal *web.Response)
 	// ReadOnlyTools is what a read-only grant is served: a subset of Tools.
 	ReadOnlyTools Tools
 	// ScopeChallenge is the WWW-Authenticate value of the 403 a read-only
@@ -161,7 +161,7 @@ func (h *Handler) Serve(ctx context.Context, req *web.Request) *web.Response {
 	ctx = context.WithValue(ctx, grantKey{}, g)
 	original := req
 	if h.opts.Authorize != nil {
-		authorization, readOnly, refusal := h.opts.Authorize(req)
+		authorization, readOnly, refusal := h.opts.Authorize(ctx, req)
 		if refusal != nil {
 			return refuseWith(ctx, header, refusal)
 		}

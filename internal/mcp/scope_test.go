@@ -24,7 +24,7 @@ func (readOnlyTools) Call(context.Context, string, rawjson.Value, string) ([]byt
 func TestReadOnlyGrant(t *testing.T) {
 	h := NewHandler(Options{
 		Name: "test-server", Version: "1", MaxBodyBytes: 4096, MaxResponseBytes: 4096, Tools: fakeTools{}, ReadOnlyTools: readOnlyTools{},
-		Authorize: func(req *web.Request) (string, bool, *web.Response) {
+		Authorize: func(_ context.Context, req *web.Request) (string, bool, *web.Response) {
 			return "Bearer memos", req.Header.Get("authorization") == "Bearer read-only", nil
 		},
 		ScopeChallenge: func(*web.Request) string { return `Bearer error="insufficient_scope", scope="memos:read memos:write"` },
@@ -68,7 +68,7 @@ func TestRevokedGrant(t *testing.T) {
 	h := NewHandler(Options{
 		Name: "test-server", Version: "1", MaxBodyBytes: 4096, MaxResponseBytes: 4096, Tools: fakeTools{},
 		AllowedOrigins: []string{"https://app.example.com"},
-		Authorize: func(req *web.Request) (string, bool, *web.Response) {
+		Authorize: func(_ context.Context, req *web.Request) (string, bool, *web.Response) {
 			if req.Header.Get("authorization") == "Bearer issued-dead" {
 				return "Bearer deleted", false, nil
 			}

@@ -7,7 +7,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/accesslog"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/crypt"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
@@ -18,11 +20,22 @@ import (
 // __Host- prefix keeps it to this host, over https, on every path.
 const csrfCookie = "__Host-mme-csrf"
 
-// Token lifetimes a person may pick for a Memos token the gateway creates,
-// in days; 0 never expires.
-var tokenDays = []int{30, 90, 365, 0}
+// How long a grant may last, in days, as the person picks it: the Memos
+// token the gateway creates for it expires with it.
+var tokenDays = []int{30, 90, 365}
 
 const defaultTokenDays = 90
+
+// Sign-in budgets. A consent page takes a few attempts; a username and a
+// client address take a few more over a window, across pages. Each attempt
+// costs Memos one sign-in check, which Memos sees coming from Cloudflare's
+// addresses, so its own limits cannot tell callers apart.
+const (
+	attemptsPerRequest = 3
+	attemptsPerUser    = 6
+	attemptsPerAddress = 20
+	attemptWindow      = 15 * time.Minute
+)
 
 // authorize answers /authorize: GET shows the consent page for a valid
 // authorization request; POST takes the person's answer.
@@ -38,8 +51,9 @@ func (s *Server) authorize(ctx context.Context, req *web.Request) *web.Response 
 }
 
 // consentRequest checks an authorization request and shows the consent
-// page. Until the client and its redirect URI are known good, problems are
-// shown to the person; after that they go back to the client.
+// page. Every problem is shown to the person, never sent to the client's
+// redirect URI: nobody has acted yet, and anyone can register a client
+// that names any address (an open redirector otherwise).
 func (s *Server) consentRequest(ctx context.Context, req *web.Request, q uri.Values) *web.Response {
 	c, err := s.lookupClient(ctx, q.Get("client_id"))
 	if err != nil {
@@ -52,19 +66,20 @@ func (s *Server) consentRequest(ctx context.Context, req *web.Request, q uri.Val
 	if !slices.Contains(c.Redirects, redirect) {
 		return errorPage(400, "The app asked to return to an address it did not register. Go back to the app and connect again.")
 	}
-	back := func(code, description string) *web.Response {
-		return redirectTo(redirect, uri.Values{"error": {code}, "error_description": {description}, "state": {q.Get("state")}, "iss": {origin(req)}})
-	}
-	scope := q.Get("scope")
+	scope := requestedScopes(q.Get("scope"))
+	problem := ""
 	switch {
 	case q.Get("response_type") != "code":
-		return back("unsupported_response_type", "response_type must be code")
+		problem = "it asked for response_type " + quote(q.Get("response_type")) + "; this server answers code only"
 	case q.Get("code_challenge") == "" || q.Get("code_challenge_method") != "S256":
-		return back("invalid_request", "PKCE is required: send code_challenge with code_challenge_method S256")
+		problem = "it sent no PKCE code challenge with method S256, which this server requires"
 	case q.Get("resource") != "" && q.Get("resource") != resource(req):
-		return back("invalid_target", "this server grants access to "+resource(req)+" only")
+		problem = "it asked for access to " + quote(q.Get("resource")) + "; this server grants access to " + resource(req) + " only"
 	case !knownScopes(scope):
-		return back("invalid_scope", "the scopes are "+ScopeRead+" and "+ScopeWrite)
+		problem = "it asked for scopes this server does not know; they are " + ScopeRead + " and " + ScopeWrite
+	}
+	if problem != "" {
+		return errorPage(400, "The app's request cannot be answered: "+problem+". Tell the app's makers, or go back to the app and try again.")
 	}
 	if scope == "" {
 		scope = scopeAll
@@ -75,7 +90,7 @@ func (s *Server) consentRequest(ctx context.Context, req *web.Request, q uri.Val
 	}
 	pending := s.seal(purposeConsent, "", record{
 		ClientID: c.ID, Name: c.Name, Redirect: redirect, State: q.Get("state"), Challenge: q.Get("code_challenge"),
-		Scope: scope, Resource: resource(req), Browser: browser,
+		Scope: scope, Resource: resource(req), Browser: browser, Grant: randomToken(),
 	}, consentTTL)
 	resp := s.consentPage(req, pending, c.Name, redirect, scope, "")
 	if fresh {
@@ -85,8 +100,8 @@ func (s *Server) consentRequest(ctx context.Context, req *web.Request, q uri.Val
 }
 
 // consentAnswer takes the consent form: checks that it comes from the page
-// this server showed to this browser, gets the person's Memos token, and
-// sends the client its code.
+// this server showed to this browser, within the sign-in budgets, makes the
+// grant's own Memos token, and sends the client its code.
 func (s *Server) consentAnswer(ctx context.Context, req *web.Request) *web.Response {
 	if o := req.Header.Get("origin"); o != "" && o != origin(req) {
 		return errorPage(403, "This form was sent from another site.")
@@ -100,7 +115,7 @@ func (s *Server) consentAnswer(ctx context.Context, req *web.Request) *web.Respo
 	}
 	pending := form.Get("request")
 	r, err := s.open(purposeConsent, "", pending)
-	if err != nil {
+	if err != nil || r.Grant == "" {
 		return errorPage(400, "This sign-in page has expired. Go back to the app and connect again.")
 	}
 	if browser := cookie(req, csrfCookie); browser == "" || browser != r.Browser {
@@ -114,47 +129,120 @@ func (s *Server) consentAnswer(ctx context.Context, req *web.Request) *web.Respo
 	if form.Get("access") == "write" && hasScope(r.Scope, ScopeWrite) {
 		scope = scopeAll
 	}
-	token, name, problem := s.memosToken(ctx, form, r.Name)
-	if problem != "" {
+	days, err := strconv.Atoi(form.Get("days"))
+	if err != nil || !slices.Contains(tokenDays, days) {
+		days = defaultTokenDays
+	}
+	again := func(status int, problem string) *web.Response {
 		resp := s.consentPage(req, pending, r.Name, r.Redirect, r.Scope, problem)
-		resp.Status = 400
+		resp.Status = status
 		return resp
 	}
+	bearer, user, problem, status := s.signIn(ctx, req, form, r.Grant)
+	if problem != "" {
+		return again(status, problem)
+	}
+	// The consent is spent before the token is made: a page posted twice
+	// makes one grant and one token.
+	until := s.grantEnd(days)
+	switch moved, _, err := s.opts.Store.Advance(ctx, grantKey(r.Grant), 0, until); {
+	case err != nil:
+		logline.Print("grant store: ", err.Error())
+		return again(503, "This server cannot record the connection right now. Try again in a moment.")
+	case !moved:
+		return errorPage(409, "This page was used already. Go back to the app and connect again if it did not connect.")
+	}
+	name := r.Name
+	if name == "" {
+		name = "an MCP client"
+	}
+	token, tokenName, err := s.opts.Memos.CreateToken(ctx, bearer, user, "MCP: "+name, days)
+	if err != nil {
+		s.opts.Store.End(ctx, grantKey(r.Grant), until)
+		return errorPage(502, memosProblem(err, "Memos did not let this account create an access token.")+" Go back to the app and connect again.")
+	}
 	code := s.seal(purposeCode, codePrefix, record{
-		Token: token, TokenName: name, Scope: scope, Client: clientRef(r.ClientID), Resource: r.Resource,
-		Redirect: r.Redirect, Challenge: r.Challenge,
+		Token: token, TokenName: tokenName, Scope: scope, Client: clientRef(r.ClientID), Resource: r.Resource,
+		Redirect: r.Redirect, Challenge: r.Challenge, Grant: r.Grant, Gen: strconv.Itoa(genConsented),
+		Until: strconv.FormatInt(until.Unix(), 10),
 	}, codeTTL)
 	return redirectTo(r.Redirect, uri.Values{"code": {code}, "state": {r.State}, "iss": {iss}})
 }
 
-// memosToken gets the Memos token the grant will carry: a pasted one, or a
-// new one created after signing in with the username and password. It is
-// checked against Memos either way. problem, when set, is for the person.
-func (s *Server) memosToken(ctx context.Context, form uri.Values, clientName string) (token, name, problem string) {
-	if token = strings.TrimSpace(form.Get("token")); token == "" {
-		username, password := strings.TrimSpace(form.Get("username")), form.Get("password")
-		if username == "" || password == "" {
-			return "", "", "Enter your Memos username and password, or paste an access token."
-		}
-		bearer, user, err := s.opts.Memos.SignIn(ctx, username, password)
+// signIn checks who the person is, within the sign-in budgets: by username
+// and password, or by a pasted Memos token, which proves who they are and
+// is used only to create the grant's own token. It returns a bearer that
+// may create that token and the user's resource name, or a problem for the
+// person with the page's status.
+func (s *Server) signIn(ctx context.Context, req *web.Request, form uri.Values, grant string) (bearer, user, problem string, status int) {
+	pasted := strings.TrimSpace(form.Get("token"))
+	username, password := strings.TrimSpace(form.Get("username")), form.Get("password")
+	if pasted == "" && (username == "" || password == "") {
+		return "", "", "Enter your Memos username and password, or paste an access token.", 400
+	}
+	budgets := []budget{
+		{"consent/" + grant, attemptsPerRequest, "This page has had too many sign-in attempts. Go back to the app and connect again."},
+		{"address/" + clientAddress(req), attemptsPerAddress, "Too many sign-in attempts came from your network."},
+	}
+	if pasted == "" {
+		budgets = append(budgets, budget{"user/" + strings.ToLower(username), attemptsPerUser, "Too many sign-in attempts were made for this username."})
+	}
+	for _, b := range budgets {
+		wait, err := s.opts.Store.Hit(ctx, b.key, b.limit, attemptWindow)
 		if err != nil {
-			return "", "", memosProblem(err, "Memos did not accept this username and password.")
+			logline.Print("grant store: ", err.Error())
+			return "", "", "This server cannot check sign-in attempts right now. Try again in a moment.", 503
 		}
-		days, err := strconv.Atoi(form.Get("days"))
-		if err != nil || !slices.Contains(tokenDays, days) {
-			days = defaultTokenDays
-		}
-		if clientName == "" {
-			clientName = "an MCP client"
-		}
-		if token, name, err = s.opts.Memos.CreateToken(ctx, bearer, user, "MCP: "+clientName, days); err != nil {
-			return "", "", memosProblem(err, "Memos did not let this account create an access token.")
+		if wait > 0 {
+			accesslog.From(ctx).SetOutcome(accesslog.Limited)
+			return "", "", b.refusal + " Try again in " + minutes(wait) + ".", 429
 		}
 	}
-	if _, err := s.opts.Memos.CurrentUser(ctx, token); err != nil {
-		return "", "", memosProblem(err, "Memos did not accept this access token.")
+	var err error
+	if pasted != "" {
+		bearer = pasted
+		user, err = s.opts.Memos.CurrentUser(ctx, pasted)
+	} else {
+		bearer, user, err = s.opts.Memos.SignIn(ctx, username, password)
 	}
-	return token, name, ""
+	if err == nil {
+		return bearer, user, "", 0
+	}
+	refused, status := "Memos did not accept this username and password.", 502
+	if pasted != "" {
+		refused = "Memos did not accept this access token."
+	}
+	if refusedByMemos(err) {
+		accesslog.From(ctx).SetOutcome(accesslog.CredentialsRefused)
+		status = 400
+	}
+	return "", "", memosProblem(err, refused), status
+}
+
+// budget is a sign-in budget: attempts under key, at most limit per
+// attemptWindow, and what the person is told past it.
+type budget struct {
+	key     string
+	limit   int
+	refusal string
+}
+
+// clientAddress is the address the request came from, as Cloudflare tells
+// it; requests without one (the native build) share one budget.
+func clientAddress(req *web.Request) string {
+	if a := req.Header.Get("cf-connecting-ip"); a != "" {
+		return a
+	}
+	return "unknown"
+}
+
+// minutes says how long d is, for people, rounded up to a minute.
+func minutes(d time.Duration) string {
+	m := int((d + time.Minute - 1) / time.Minute)
+	if m <= 1 {
+		return "a minute"
+	}
+	return strconv.Itoa(m) + " minutes"
 }
 
 // memosProblem says what went wrong with Memos, for the person: refused
@@ -188,6 +276,22 @@ func redirectTo(target string, params uri.Values) *web.Response {
 	return &web.Response{Status: 303, Header: web.Header{
 		"location": target + sep + params.Encode(), "cache-control": "no-store", "referrer-policy": "no-referrer",
 	}}
+}
+
+// scopeOffline is asked for by clients that copy the scopes of other
+// servers' metadata. Refresh tokens come without it, so it is accepted and
+// dropped.
+const scopeOffline = "offline_access"
+
+// requestedScopes returns the scopes of a request without offline_access.
+func requestedScopes(scope string) string {
+	var kept []string
+	for s := range strings.FieldsSeq(scope) {
+		if s != scopeOffline {
+			kept = append(kept, s)
+		}
+	}
+	return strings.Join(kept, " ")
 }
 
 func knownScopes(scope string) bool {

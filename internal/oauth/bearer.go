@@ -1,8 +1,11 @@
 package oauth
 
 import (
+	"context"
 	"errors"
 	"strings"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/seal"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
@@ -13,8 +16,9 @@ var errNotOurs = errors.New("not a token of this kind")
 
 // Authorize resolves the bearer token of an /mcp request into the
 // Authorization header to send to Memos and whether the grant is read-only.
-// A refusal is the 401 to answer, with the challenge that starts the flow.
-func (s *Server) Authorize(req *web.Request) (authorization string, readOnly bool, refusal *web.Response) {
+// A refusal is the 401 to answer, with the challenge that starts the flow,
+// or a 503 when the grant's state cannot be read (never a guess).
+func (s *Server) Authorize(ctx context.Context, req *web.Request) (authorization string, readOnly bool, refusal *web.Response) {
 	raw := strings.TrimSpace(req.Header.Get("authorization"))
 	token, ok := bearerToken(raw)
 	if !ok {
@@ -30,10 +34,17 @@ func (s *Server) Authorize(req *web.Request) (authorization string, readOnly boo
 	switch {
 	case errors.Is(err, seal.ErrExpired):
 		return "", false, unauthorized(req, "invalid_token", "the access token has expired")
-	case err != nil:
+	case err != nil || r.Grant == "":
 		return "", false, unauthorized(req, "invalid_token", "the access token is not valid")
 	case r.Resource != resource(req):
 		return "", false, unauthorized(req, "invalid_token", "the access token was issued for another resource")
+	}
+	switch err := s.checkAlive(ctx, r.Grant); {
+	case errors.Is(err, errGrantEnded):
+		return "", false, unauthorized(req, "invalid_token", "this grant has ended (revoked, or one of its tokens was used twice): connect again")
+	case err != nil:
+		logline.Print("grant store: ", err.Error())
+		return "", false, oauthError(503, "temporarily_unavailable", "the gateway cannot check this grant right now: try again shortly")
 	}
 	return "Bearer " + r.Token, !hasScope(r.Scope, ScopeWrite), nil
 }

@@ -1,18 +1,20 @@
 // Package oauth makes the gateway the OAuth 2.1 authorization server of its
 // own /mcp endpoint, for clients that cannot send a Memos token themselves
-// (Claude and ChatGPT on the web and on phones). It stores nothing: client
-// registrations, consent requests, codes and tokens are records sealed under
-// OAUTH_SECRET (package seal), and the person's Memos personal access token
-// travels inside the gateway's own tokens, which only the gateway can open.
+// (Claude and ChatGPT on the web and on phones). Client registrations,
+// consent requests, codes and tokens are records sealed under OAUTH_SECRET
+// (package seal); what sealing cannot do (a code or refresh token that works
+// once everywhere, revocation, sign-in budgets) is remembered per grant by
+// package grants. Each grant carries a Memos personal access token of its
+// own, created at consent, inside the gateway's tokens, which only the
+// gateway can open.
 package oauth
 
 import (
 	"context"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/crypt"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/grants"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/seal"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
@@ -26,13 +28,13 @@ const (
 )
 
 // Lifetimes of what the server issues. Access tokens live a day: Claude
-// often never refreshes, and the Memos token inside, which the person can
-// delete in Memos at any time, is the real credential.
+// often never refreshes, and every use of one still checks that its grant
+// is alive (grantStatusTTL). A grant ends after the days the person chose
+// at consent, whatever the refreshes; its refresh tokens with it.
 const (
 	consentTTL = 10 * time.Minute
 	codeTTL    = 2 * time.Minute
 	accessTTL  = 24 * time.Hour
-	refreshTTL = 90 * 24 * time.Hour
 	clientTTL  = 10 * 365 * 24 * time.Hour // registrations do not expire in practice
 )
 
@@ -67,6 +69,8 @@ type Memos interface {
 type Options struct {
 	Keys  *seal.Keys
 	Memos Memos
+	// Store remembers grants' generations and sign-in attempts.
+	Store grants.Store
 	// Fetch fetches client ID metadata documents.
 	Fetch web.Doer
 	// Instance names the Memos instance on the consent page.
@@ -85,8 +89,8 @@ type Options struct {
 // of /mcp requests.
 type Server struct {
 	opts    Options
-	spent   spentSet
 	clients clientCache
+	live    liveGrants
 }
 
 // New returns a Server for opts.
@@ -94,7 +98,7 @@ func New(opts Options) *Server {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Server{opts: opts, clients: clientCache{docs: map[string]cachedClient{}}}
+	return &Server{opts: opts, clients: clientCache{docs: map[string]cachedClient{}}, live: liveGrants{seen: map[string]time.Time{}}}
 }
 
 // Paths the server answers.
@@ -138,49 +142,6 @@ func origin(req *web.Request) string {
 
 // resource is the protected resource's identifier: the MCP endpoint.
 func resource(req *web.Request) string { return origin(req) + "/mcp" }
-
-// spentSet remembers, for this isolate, codes and refresh tokens already
-// used, so that each works once here. Other isolates do not see it: sealed
-// records cannot be made single-use everywhere without storage (see the
-// README, "Security model").
-type spentSet struct {
-	mu   sync.Mutex
-	seen map[[16]byte]time.Time // hash of the sealed text → when it expires
-}
-
-// maxSpent bounds the set's memory (about 40 bytes an entry): past it,
-// expired entries go, then arbitrary ones.
-const maxSpent = 10000
-
-// spend marks s as used until expires; it reports false when s was used
-// already.
-func (p *spentSet) spend(s string, expires, now time.Time) bool {
-	sum := crypt.Sum256([]byte(s))
-	key := [16]byte(sum[:16])
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.seen == nil {
-		p.seen = map[[16]byte]time.Time{}
-	}
-	if _, used := p.seen[key]; used {
-		return false
-	}
-	if len(p.seen) >= maxSpent {
-		for k, exp := range p.seen {
-			if !exp.After(now) {
-				delete(p.seen, k)
-			}
-		}
-		for k := range p.seen {
-			if len(p.seen) < maxSpent {
-				break
-			}
-			delete(p.seen, k)
-		}
-	}
-	p.seen[key] = expires
-	return true
-}
 
 // jsonResponse answers with a JSON body that no cache may keep.
 func jsonResponse(status int, body []byte) *web.Response {

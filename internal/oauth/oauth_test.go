@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/grants"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/seal"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
@@ -51,11 +53,11 @@ func (m *fakeMemos) SignIn(_ context.Context, username, pw string) (string, stri
 }
 
 func (m *fakeMemos) CreateToken(_ context.Context, bearer, user, description string, days int) (string, string, error) {
-	if bearer != "session-jwt" || user != "users/ann" {
-		return "", "", refused{}
-	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if _, ok := m.tokens[bearer]; bearer != "session-jwt" && !ok || user != "users/ann" {
+		return "", "", refused{}
+	}
 	m.created = append(m.created, description)
 	token := "memos_pat_" + strings.Repeat("x", len(m.created))
 	m.tokens[token] = "users/ann/personalAccessTokens/" + token
@@ -99,7 +101,43 @@ type harness struct {
 	t     *testing.T
 	s     *Server
 	memos *fakeMemos
+	store *faultyStore
 	now   time.Time
+}
+
+// faultyStore is a grants.Memory that fails every operation while down,
+// as an unreachable Durable Object would.
+type faultyStore struct {
+	*grants.Memory
+	down bool
+}
+
+func (f *faultyStore) Advance(ctx context.Context, key string, from int64, until time.Time) (bool, int64, error) {
+	if f.down {
+		return false, 0, grants.ErrUnavailable
+	}
+	return f.Memory.Advance(ctx, key, from, until)
+}
+
+func (f *faultyStore) End(ctx context.Context, key string, until time.Time) error {
+	if f.down {
+		return grants.ErrUnavailable
+	}
+	return f.Memory.End(ctx, key, until)
+}
+
+func (f *faultyStore) Get(ctx context.Context, key string) (int64, error) {
+	if f.down {
+		return 0, grants.ErrUnavailable
+	}
+	return f.Memory.Get(ctx, key)
+}
+
+func (f *faultyStore) Hit(ctx context.Context, key string, limit int, window time.Duration) (time.Duration, error) {
+	if f.down {
+		return 0, grants.ErrUnavailable
+	}
+	return f.Memory.Hit(ctx, key, limit, window)
 }
 
 func newHarness(t *testing.T, secret string) *harness {
@@ -108,8 +146,9 @@ func newHarness(t *testing.T, secret string) *harness {
 		t.Fatal(err)
 	}
 	h := &harness{t: t, memos: newFakeMemos(), now: time.Unix(1_900_000_000, 0)}
+	h.store = &faultyStore{Memory: grants.NewMemory(func() time.Time { return h.now })}
 	h.s = New(Options{
-		Keys: keys, Memos: h.memos, Instance: "memos.example.com", AcceptMemosTokens: true,
+		Keys: keys, Memos: h.memos, Store: h.store, Instance: "memos.example.com", AcceptMemosTokens: true,
 		Fetch: docServer{"https://client.example.org/meta.json": `{"client_id":"https://client.example.org/meta.json","client_name":"Doc App","redirect_uris":["` + callback + `"]}`,
 			"https://liar.example.org/meta.json": `{"client_id":"https://client.example.org/meta.json","redirect_uris":["` + callback + `"]}`},
 		Now: func() time.Time { return h.now },
@@ -229,32 +268,156 @@ func TestFlow(t *testing.T) {
 	if strings.Contains(access, "memos_pat") || strings.Contains(string(resp.Body), "memos_pat") {
 		t.Errorf("the Memos token shows in the token response: %s", resp.Body)
 	}
-	auth, readOnly, refusal := h.s.Authorize(mcpRequest("Bearer " + access))
+	auth, readOnly, refusal := h.s.Authorize(context.Background(), mcpRequest("Bearer "+access))
 	if refusal != nil || auth != "Bearer memos_pat_x" || readOnly {
 		t.Errorf("Authorize: %q %v %v", auth, readOnly, refusal)
 	}
-	// The code works once.
-	if again := h.tokens(id, secret, code, verifier); again.Status != 400 || oauthErr(again) != "invalid_grant" {
-		t.Errorf("second use of the code: %d %s", again.Status, again.Body)
+	// Refresh rotates, twice.
+	for range 2 {
+		resp = h.refresh(id, secret, refresh)
+		if resp.Status != 200 || gjson.GetBytes(resp.Body, "refresh_token").Str == refresh {
+			t.Fatalf("refresh: %d %s", resp.Status, resp.Body)
+		}
+		refresh = gjson.GetBytes(resp.Body, "refresh_token").Str
 	}
-	// Refresh rotates; the old refresh token works once.
-	resp = h.do("POST", "/token", formHeader, form("grant_type", "refresh_token", "refresh_token", refresh, "client_id", id, "client_secret", secret))
-	if resp.Status != 200 || gjson.GetBytes(resp.Body, "refresh_token").Str == refresh {
-		t.Fatalf("refresh: %d %s", resp.Status, resp.Body)
-	}
-	newRefresh := gjson.GetBytes(resp.Body, "refresh_token").Str
-	if again := h.do("POST", "/token", formHeader, form("grant_type", "refresh_token", "refresh_token", refresh, "client_id", id, "client_secret", secret)); oauthErr(again) != "invalid_grant" {
-		t.Errorf("reused refresh token: %d %s", again.Status, again.Body)
-	}
-	// Revocation deletes the Memos token; refreshing then fails.
+	// Revocation ends the grant at once and deletes its Memos token: the
+	// access token and the refresh token work no more.
 	if resp := h.do("POST", "/revoke", formHeader, form("token", access, "client_id", id, "client_secret", secret)); resp.Status != 200 {
 		t.Errorf("revoke: %d %s", resp.Status, resp.Body)
 	}
 	if _, err := h.memos.CurrentUser(context.Background(), "memos_pat_x"); err == nil {
 		t.Error("revocation left the Memos token in place")
 	}
-	if resp := h.do("POST", "/token", formHeader, form("grant_type", "refresh_token", "refresh_token", newRefresh, "client_id", id, "client_secret", secret)); oauthErr(resp) != "invalid_grant" {
+	if _, _, refusal := h.s.Authorize(context.Background(), mcpRequest("Bearer "+access)); refusal == nil || refusal.Status != 401 {
+		t.Errorf("access token after revocation: %v", refusal)
+	}
+	if resp := h.refresh(id, secret, refresh); oauthErr(resp) != "invalid_grant" {
 		t.Errorf("refresh after revocation: %d %s", resp.Status, resp.Body)
+	}
+}
+
+func (h *harness) refresh(id, secret, refresh string) *web.Response {
+	return h.do("POST", "/token", formHeader, form("grant_type", "refresh_token", "refresh_token", refresh, "client_id", id, "client_secret", secret))
+}
+
+// A code or a refresh token works once, however it is spelled, and its
+// second use ends the grant, for the thief and the rightful client alike,
+// and deletes the grant's Memos token.
+func TestReplay(t *testing.T) {
+	respell := []struct {
+		name  string
+		spell func(string) string
+	}{
+		{"with a newline", func(s string) string { return s + "\n" }},
+		{"with CRLF inside", func(s string) string { return s[:20] + "\r\n" + s[20:] }},
+		{"padded with space", func(s string) string { return s + " " }},
+		{"as it was", func(s string) string { return s }}, // last: it ends the grant
+	}
+	t.Run("code", func(t *testing.T) {
+		h := newHarness(t, testSecret)
+		id, _ := h.registerClient("none")
+		code := h.code(id, "write")
+		first := h.tokens(id, "", code, verifier)
+		if first.Status != 200 {
+			t.Fatalf("first use: %d %s", first.Status, first.Body)
+		}
+		for _, r := range respell {
+			if again := h.tokens(id, "", r.spell(code), verifier); again.Status != 400 || oauthErr(again) != "invalid_grant" {
+				t.Errorf("second use %s: %d %s", r.name, again.Status, again.Body)
+			}
+		}
+		h.now = h.now.Add(grantStatusTTL)
+		access := gjson.GetBytes(first.Body, "access_token").Str
+		if _, _, refusal := h.s.Authorize(context.Background(), mcpRequest("Bearer "+access)); refusal == nil || refusal.Status != 401 {
+			t.Errorf("the grant of a replayed code still works: %v", refusal)
+		}
+		if resp := h.refresh(id, "", gjson.GetBytes(first.Body, "refresh_token").Str); oauthErr(resp) != "invalid_grant" {
+			t.Errorf("the grant of a replayed code refreshes: %d %s", resp.Status, resp.Body)
+		}
+		if len(h.memos.tokens) != 1 {
+			t.Errorf("the grant's Memos token is still there: %v", h.memos.tokens)
+		}
+	})
+	t.Run("refresh token", func(t *testing.T) {
+		h := newHarness(t, testSecret)
+		id, _ := h.registerClient("none")
+		old := gjson.GetBytes(h.tokens(id, "", h.code(id, "write"), verifier).Body, "refresh_token").Str
+		rotated := h.refresh(id, "", old)
+		if rotated.Status != 200 {
+			t.Fatalf("refresh: %d %s", rotated.Status, rotated.Body)
+		}
+		for _, r := range respell {
+			if again := h.refresh(id, "", r.spell(old)); oauthErr(again) != "invalid_grant" {
+				t.Errorf("reused refresh token %s: %d %s", r.name, again.Status, again.Body)
+			}
+		}
+		// The rightful chain is ended too.
+		if next := h.refresh(id, "", gjson.GetBytes(rotated.Body, "refresh_token").Str); oauthErr(next) != "invalid_grant" {
+			t.Errorf("the rotated refresh token after a reuse: %d %s", next.Status, next.Body)
+		}
+		if len(h.memos.tokens) != 1 {
+			t.Errorf("the grant's Memos token is still there: %v", h.memos.tokens)
+		}
+	})
+}
+
+// A grant ends after the days chosen at consent, however often it is
+// refreshed.
+func TestGrantLifetime(t *testing.T) {
+	h := newHarness(t, testSecret)
+	id, _ := h.registerClient("none")
+	tok := h.tokens(id, "", h.code(id, "write"), verifier) // 30 days
+	refresh := gjson.GetBytes(tok.Body, "refresh_token").Str
+	for day := 0; day < 29; day += 7 {
+		h.now = h.now.Add(7 * 24 * time.Hour)
+		resp := h.refresh(id, "", refresh)
+		if day < 28 && resp.Status != 200 {
+			t.Fatalf("refresh on day %d: %d %s", day+7, resp.Status, resp.Body)
+		}
+		if day >= 28 {
+			if resp.Status == 200 {
+				t.Fatalf("a refresh on day %d outlived the 30-day grant", day+7)
+			}
+			return
+		}
+		if exp := gjson.GetBytes(resp.Body, "expires_in").Int(); exp > int64(accessTTL.Seconds()) || exp <= 0 {
+			t.Errorf("expires_in %d", exp)
+		}
+		refresh = gjson.GetBytes(resp.Body, "refresh_token").Str
+	}
+	t.Fatal("the grant never ended")
+}
+
+// When the grant store cannot be reached, nothing is issued or accepted on
+// a guess: token requests, consent and /mcp fail with 503.
+func TestStoreDown(t *testing.T) {
+	h := newHarness(t, testSecret)
+	id, _ := h.registerClient("none")
+	tok := h.tokens(id, "", h.code(id, "write"), verifier)
+	access, refresh := gjson.GetBytes(tok.Body, "access_token").Str, gjson.GetBytes(tok.Body, "refresh_token").Str
+	code := h.code(id, "read")
+	pending, cookie := h.consent(id, "")
+	h.now = h.now.Add(grantStatusTTL)
+	h.store.down = true
+	if resp := h.tokens(id, "", code, verifier); resp.Status != 503 || oauthErr(resp) != "temporarily_unavailable" {
+		t.Errorf("code exchange: %d %s", resp.Status, resp.Body)
+	}
+	if resp := h.refresh(id, "", refresh); resp.Status != 503 {
+		t.Errorf("refresh: %d %s", resp.Status, resp.Body)
+	}
+	if resp := h.do("POST", "/revoke", formHeader, form("token", access, "client_id", id)); resp.Status != 503 {
+		t.Errorf("revocation: %d %s", resp.Status, resp.Body)
+	}
+	if _, _, refusal := h.s.Authorize(context.Background(), mcpRequest("Bearer "+access)); refusal == nil || refusal.Status != 503 {
+		t.Errorf("/mcp: %v", refusal)
+	}
+	resp := h.do("POST", "/authorize", web.Header{"content-type": "application/x-www-form-urlencoded", "cookie": cookie},
+		form("request", pending, "decision", "allow", "username", "ann", "password", password))
+	if resp.Status != 503 || resp.Header.Get("location") != "" {
+		t.Errorf("consent: %d %s", resp.Status, resp.Header.Get("location"))
+	}
+	if len(h.memos.created) != 2 {
+		t.Errorf("Memos tokens created while the store was down: %q", h.memos.created)
 	}
 }
 
@@ -278,12 +441,20 @@ func TestReadOnlyGrantWithPastedToken(t *testing.T) {
 	if tok.Status != 200 || gjson.GetBytes(tok.Body, "scope").Str != ScopeRead {
 		t.Fatalf("token: %d %s", tok.Status, tok.Body)
 	}
-	auth, readOnly, refusal := h.s.Authorize(mcpRequest("Bearer " + gjson.GetBytes(tok.Body, "access_token").Str))
-	if refusal != nil || auth != "Bearer memos_pat_pasted" || !readOnly {
-		t.Errorf("Authorize: %q %v %v", auth, readOnly, refusal)
+	auth, readOnly, refusal := h.s.Authorize(context.Background(), mcpRequest("Bearer "+gjson.GetBytes(tok.Body, "access_token").Str))
+	if refusal != nil || auth != "Bearer memos_pat_x" || !readOnly {
+		t.Errorf("Authorize: %q %v %v (the grant must carry a token of its own, not the pasted one)", auth, readOnly, refusal)
 	}
-	if len(h.memos.created) != 0 {
-		t.Errorf("a token was created for a pasted one: %q", h.memos.created)
+	if len(h.memos.created) != 1 || h.memos.created[0] != "MCP: Test <App>" {
+		t.Errorf("tokens created: %q", h.memos.created)
+	}
+	// Revoking the grant deletes its own token, not the pasted one.
+	h.do("POST", "/revoke", formHeader, form("token", gjson.GetBytes(tok.Body, "refresh_token").Str, "client_id", id))
+	if _, err := h.memos.CurrentUser(context.Background(), "memos_pat_x"); err == nil {
+		t.Error("revocation left the grant's token in place")
+	}
+	if _, err := h.memos.CurrentUser(context.Background(), "memos_pat_pasted"); err != nil {
+		t.Error("revocation deleted the pasted token")
 	}
 }
 
@@ -368,7 +539,7 @@ func TestAuthorize(t *testing.T) {
 			if tc.host != "" {
 				req.URL = tc.host + "/mcp"
 			}
-			got, _, refusal := h.s.Authorize(req)
+			got, _, refusal := h.s.Authorize(context.Background(), req)
 			if got != tc.want || (refusal == nil) != (tc.want != "") {
 				t.Fatalf("Authorize = %q, %v; want %q", got, refusal, tc.want)
 			}
@@ -461,8 +632,8 @@ func TestConsent(t *testing.T) {
 	}
 }
 
-// Authorization requests that are wrong are refused: to the person while
-// the client or its redirect are unknown, to the client after that.
+// Authorization requests that are wrong are refused on a page shown to the
+// person, never redirected to the client: nobody has acted yet.
 func TestAuthorizationRequests(t *testing.T) {
 	h := newHarness(t, testSecret)
 	id, _ := h.registerClient("none")
@@ -483,16 +654,17 @@ func TestAuthorizationRequests(t *testing.T) {
 	for _, tc := range []struct {
 		name, query string
 		status      int
-		errCode     string // the error sent back to the client
+		page        string // a part of the error page
 	}{
 		{name: "unknown client", query: with("client_id", "nobody"), status: 400},
 		{name: "tampered client", query: with("client_id", id[:len(id)-2]+"AA"), status: 400},
 		{name: "unregistered redirect", query: with("redirect_uri", "https://evil.example.com/cb"), status: 400},
-		{name: "no PKCE", query: with("code_challenge", ""), status: 303, errCode: "invalid_request"},
-		{name: "plain PKCE", query: with("code_challenge_method", "plain"), status: 303, errCode: "invalid_request"},
-		{name: "token response", query: with("response_type", "token"), status: 303, errCode: "unsupported_response_type"},
-		{name: "foreign resource", query: with("resource", "https://evil.example.com/mcp"), status: 303, errCode: "invalid_target"},
-		{name: "unknown scope", query: with("scope", "admin"), status: 303, errCode: "invalid_scope"},
+		{name: "no PKCE", query: with("code_challenge", ""), status: 400, page: "PKCE"},
+		{name: "plain PKCE", query: with("code_challenge_method", "plain"), status: 400, page: "PKCE"},
+		{name: "token response", query: with("response_type", "token"), status: 400, page: "response_type"},
+		{name: "foreign resource", query: with("resource", "https://evil.example.com/mcp"), status: 400, page: "grants access to"},
+		{name: "unknown scope", query: with("scope", "admin"), status: 400, page: "scopes"},
+		{name: "offline_access", query: with("scope", "memos:read offline_access"), status: 200},
 		{name: "CIMD client", query: with("client_id", "https://client.example.org/meta.json"), status: 200},
 		{name: "CIMD document naming another client", query: with("client_id", "https://liar.example.org/meta.json"), status: 400},
 		{name: "CIMD on a private address", query: with("client_id", "https://10.0.0.1/meta.json"), status: 400},
@@ -500,8 +672,7 @@ func TestAuthorizationRequests(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp := h.do("GET", "/authorize?"+tc.query, nil, "")
-			loc, _ := url.Parse(resp.Header.Get("location"))
-			if resp.Status != tc.status || tc.errCode != "" && (loc.Query().Get("error") != tc.errCode || loc.Query().Get("iss") != base) {
+			if resp.Status != tc.status || resp.Header.Get("location") != "" || !strings.Contains(string(resp.Body), tc.page) {
 				t.Errorf("%d %s %.300s", resp.Status, resp.Header.Get("location"), resp.Body)
 			}
 		})
@@ -559,34 +730,103 @@ func TestMetadata(t *testing.T) {
 	}
 }
 
-// The spent set stays bounded, and forgets expired entries first.
-func TestSpentSetBounded(t *testing.T) {
-	var p spentSet
-	now := time.Unix(0, 0)
-	for i := range maxSpent + 100 {
-		if !p.spend(strings.Repeat("x", i), now.Add(time.Minute), now) {
-			t.Fatalf("entry %d counted as spent", i)
-		}
-	}
-	if len(p.seen) > maxSpent {
-		t.Errorf("%d entries, want at most %d", len(p.seen), maxSpent)
-	}
-	if p.spend(strings.Repeat("x", maxSpent+99), now.Add(time.Minute), now) {
-		t.Error("the last entry was forgotten")
-	}
-}
-
 // BenchmarkAuthorize is what opening an access token adds to an /mcp
 // request natively.
 func BenchmarkAuthorize(b *testing.B) {
 	keys, _ := seal.New(testSecret, "")
-	s := New(Options{Keys: keys, Memos: newFakeMemos()})
+	store := grants.NewMemory(nil)
+	s := New(Options{Keys: keys, Memos: newFakeMemos(), Store: store})
+	store.Advance(context.Background(), grantKey("g"), 0, time.Now().Add(time.Hour))
+	store.Advance(context.Background(), grantKey("g"), 1, time.Now().Add(time.Hour))
 	access := s.seal(purposeAccess, accessPrefix, record{Token: "memos_pat_" + strings.Repeat("x", 32), Scope: scopeAll,
-		Client: clientRef("https://claude.ai/oauth/mcp-oauth-client-metadata"), Resource: base + "/mcp"}, accessTTL)
+		Client: clientRef("https://claude.ai/oauth/mcp-oauth-client-metadata"), Resource: base + "/mcp", Grant: "g"}, accessTTL)
 	req := mcpRequest("Bearer " + access)
 	for b.Loop() {
-		if _, _, refusal := s.Authorize(req); refusal != nil {
+		if _, _, refusal := s.Authorize(context.Background(), req); refusal != nil {
 			b.Fatal(string(refusal.Body))
 		}
 	}
+}
+
+// A consent page posted twice makes one grant and one Memos token.
+func TestConsentOnce(t *testing.T) {
+	h := newHarness(t, testSecret)
+	id, _ := h.registerClient("none")
+	pending, cookie := h.consent(id, "")
+	post := func() *web.Response {
+		return h.do("POST", "/authorize", web.Header{"content-type": "application/x-www-form-urlencoded", "cookie": cookie},
+			form("request", pending, "decision", "allow", "username", "ann", "password", password))
+	}
+	if first := post(); first.Status != 303 {
+		t.Fatalf("first post: %d %s", first.Status, first.Body)
+	}
+	if second := post(); second.Status != 409 || second.Header.Get("location") != "" {
+		t.Errorf("second post: %d %s", second.Status, second.Header.Get("location"))
+	}
+	if len(h.memos.created) != 1 {
+		t.Errorf("tokens created: %q", h.memos.created)
+	}
+}
+
+// Sign-in attempts are bounded per consent page, per username and per
+// client address; past a budget Memos is not asked at all.
+func TestSignInBudgets(t *testing.T) {
+	h := newHarness(t, testSecret)
+	id, _ := h.registerClient("none")
+	counting := &countingMemos{fakeMemos: h.memos}
+	h.s.opts.Memos = counting
+	attempt := func(pending, cookie, addr, username, pw string) *web.Response {
+		return h.do("POST", "/authorize", web.Header{"content-type": "application/x-www-form-urlencoded", "cookie": cookie, "cf-connecting-ip": addr},
+			form("request", pending, "decision", "allow", "username", username, "password", pw))
+	}
+	// One page: three attempts, then a clear refusal, even with the right
+	// password.
+	pending, cookie := h.consent(id, "")
+	for i := range attemptsPerRequest {
+		if resp := attempt(pending, cookie, "192.0.2.1", "ann", "wrong"); resp.Status != 400 {
+			t.Fatalf("attempt %d: %d", i+1, resp.Status)
+		}
+	}
+	resp := attempt(pending, cookie, "192.0.2.1", "ann", password)
+	if resp.Status != 429 || !strings.Contains(string(resp.Body), "too many sign-in attempts") {
+		t.Errorf("past the page's budget: %d %.300s", resp.Status, resp.Body)
+	}
+	if counting.signIns != attemptsPerRequest {
+		t.Errorf("Memos was asked %d times, want %d", counting.signIns, attemptsPerRequest)
+	}
+	// The username's budget holds across pages and addresses.
+	for i := attemptsPerRequest; i < attemptsPerUser; i++ {
+		p, c := h.consent(id, "")
+		attempt(p, c, "192.0.2."+strconv.Itoa(10+i), "ANN", "wrong")
+	}
+	p, c := h.consent(id, "")
+	if resp := attempt(p, c, "192.0.2.99", "ann", password); resp.Status != 429 || !strings.Contains(string(resp.Body), "this username") {
+		t.Errorf("past the username's budget: %d %.300s", resp.Status, resp.Body)
+	}
+	// The address's budget holds across pages and usernames.
+	for i := range attemptsPerAddress {
+		p, c := h.consent(id, "")
+		attempt(p, c, "198.51.100.7", "user"+strconv.Itoa(i), "wrong")
+	}
+	p, c = h.consent(id, "")
+	if resp := attempt(p, c, "198.51.100.7", "bob", "wrong"); resp.Status != 429 || !strings.Contains(string(resp.Body), "your network") {
+		t.Errorf("past the address's budget: %d %.300s", resp.Status, resp.Body)
+	}
+	// Time heals.
+	h.now = h.now.Add(attemptWindow)
+	p, c = h.consent(id, "")
+	if resp := attempt(p, c, "192.0.2.1", "ann", password); resp.Status != 303 {
+		t.Errorf("after the window: %d %.300s", resp.Status, resp.Body)
+	}
+}
+
+// countingMemos counts the sign-ins Memos is asked for.
+type countingMemos struct {
+	*fakeMemos
+	signIns int
+}
+
+func (c *countingMemos) SignIn(ctx context.Context, username, pw string) (string, string, error) {
+	c.signIns++
+	return c.fakeMemos.SignIn(ctx, username, pw)
 }

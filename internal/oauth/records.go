@@ -18,6 +18,9 @@ type record struct {
 	Scope     string
 	Client    string // clientRef of the client it was issued to
 	Resource  string
+	Grant     string // the grant's id (a consent request names the grant it would make)
+	Gen       string // the generation a code or refresh token may advance the grant from
+	Until     string // when the grant ends, in Unix seconds
 	// A code and a consent request.
 	Redirect  string
 	Challenge string // PKCE S256 code challenge
@@ -42,7 +45,7 @@ func (r *record) fields() []struct {
 	}{
 		{"t", &r.Token}, {"tn", &r.TokenName}, {"s", &r.Scope}, {"c", &r.Client}, {"res", &r.Resource},
 		{"r", &r.Redirect}, {"pc", &r.Challenge}, {"cid", &r.ClientID}, {"st", &r.State}, {"b", &r.Browser},
-		{"n", &r.Name}, {"am", &r.AuthMethod},
+		{"n", &r.Name}, {"am", &r.AuthMethod}, {"g", &r.Grant}, {"gn", &r.Gen}, {"u", &r.Until},
 	}
 }
 

@@ -23,7 +23,7 @@ func (s *Server) token(ctx context.Context, req *web.Request) *web.Response {
 	var resp *web.Response
 	switch form.Get("grant_type") {
 	case "authorization_code":
-		resp = s.exchangeCode(c, form)
+		resp = s.exchangeCode(ctx, c, form)
 	case "refresh_token":
 		resp = s.refresh(ctx, c, form)
 	default:
@@ -32,11 +32,10 @@ func (s *Server) token(ctx context.Context, req *web.Request) *web.Response {
 	return withCORS(resp)
 }
 
-// exchangeCode turns a code into tokens, once per isolate, for the client
-// it was issued to, with the verifier of its challenge.
-func (s *Server) exchangeCode(c client, form uri.Values) *web.Response {
-	code := form.Get("code")
-	r, refusal := s.openGrant(purposeCode, codePrefix, "code", code, c, form)
+// exchangeCode turns a code into tokens, once everywhere, for the client it
+// was issued to, with the verifier of its challenge.
+func (s *Server) exchangeCode(ctx context.Context, c client, form uri.Values) *web.Response {
+	r, refusal := s.openGrant(purposeCode, codePrefix, "code", form.Get("code"), c, form)
 	switch {
 	case refusal != nil:
 		return refusal
@@ -44,21 +43,23 @@ func (s *Server) exchangeCode(c client, form uri.Values) *web.Response {
 		return oauthError(400, "invalid_grant", "redirect_uri differs from the authorization request's")
 	case !verifierMatches(form.Get("code_verifier"), r.Challenge):
 		return oauthError(400, "invalid_grant", "code_verifier does not match the code challenge")
-	case !s.spent.spend(code, s.opts.Now().Add(codeTTL), s.opts.Now()):
-		return oauthError(400, "invalid_grant", "the code was used already")
 	}
-	return s.issue(r)
-}
-
-// refresh issues new tokens for a refresh token, after checking that the
-// Memos token inside still works: deleting it in Memos ends the grant.
-func (s *Server) refresh(ctx context.Context, c client, form uri.Values) *web.Response {
-	old := form.Get("refresh_token")
-	r, refusal := s.openGrant(purposeRefresh, refreshPrefix, "refresh token", old, c, form)
+	gen, refusal := s.advance(ctx, r, "code")
 	if refusal != nil {
 		return refusal
 	}
-	if scope := form.Get("scope"); scope != "" {
+	return s.issue(r, gen)
+}
+
+// refresh issues new tokens for a refresh token, after checking that the
+// Memos token inside still works (deleting it in Memos ends the grant), and
+// advances the grant so that the old refresh token works no more.
+func (s *Server) refresh(ctx context.Context, c client, form uri.Values) *web.Response {
+	r, refusal := s.openGrant(purposeRefresh, refreshPrefix, "refresh token", form.Get("refresh_token"), c, form)
+	if refusal != nil {
+		return refusal
+	}
+	if scope := requestedScopes(form.Get("scope")); scope != "" {
 		for s := range strings.FieldsSeq(scope) {
 			if !hasScope(r.Scope, s) {
 				return oauthError(400, "invalid_scope", "a refresh may narrow the grant's scopes ("+r.Scope+"), not widen them")
@@ -68,15 +69,17 @@ func (s *Server) refresh(ctx context.Context, c client, form uri.Values) *web.Re
 	}
 	if _, err := s.opts.Memos.CurrentUser(ctx, r.Token); err != nil {
 		if refusedByMemos(err) {
+			s.end(ctx, r)
 			return oauthError(400, "invalid_grant", "the Memos access token behind this grant was deleted or has expired: connect again")
 		}
 		logline.Print("token refresh: ", err.Error())
 		return oauthError(503, "temporarily_unavailable", "Memos could not be reached to check the grant")
 	}
-	if !s.spent.spend(old, s.opts.Now().Add(refreshTTL), s.opts.Now()) {
-		return oauthError(400, "invalid_grant", "the refresh token was used already")
+	gen, refusal := s.advance(ctx, r, "refresh token")
+	if refusal != nil {
+		return refusal
 	}
-	return s.issue(r)
+	return s.issue(r, gen)
 }
 
 // openGrant opens a code or a refresh token (what names it for messages)
@@ -85,7 +88,7 @@ func (s *Server) refresh(ctx context.Context, c client, form uri.Values) *web.Re
 func (s *Server) openGrant(purpose, prefix, what, text string, c client, form uri.Values) (record, *web.Response) {
 	r, err := s.open(purpose, prefix, text)
 	switch {
-	case err != nil:
+	case err != nil || r.Grant == "":
 		return r, oauthError(400, "invalid_grant", "the "+what+" is not valid or has expired")
 	case r.Client != clientRef(c.ID):
 		return r, oauthError(400, "invalid_grant", "the "+what+" was issued to another client")
@@ -95,19 +98,22 @@ func (s *Server) openGrant(purpose, prefix, what, text string, c client, form ur
 	return r, nil
 }
 
-// issue answers with a new access token and refresh token for grant r.
-func (s *Server) issue(r record) *web.Response {
-	grant := record{Token: r.Token, TokenName: r.TokenName, Scope: r.Scope, Client: r.Client, Resource: r.Resource}
-	access := s.seal(purposeAccess, accessPrefix, grant, accessTTL)
-	refresh := s.seal(purposeRefresh, refreshPrefix, grant, refreshTTL)
+// issue answers with a new access token and a refresh token that may
+// advance grant r from gen. Neither outlives the grant.
+func (s *Server) issue(r record, gen int64) *web.Response {
+	left := r.until().Sub(s.opts.Now())
+	grant := record{Token: r.Token, TokenName: r.TokenName, Scope: r.Scope, Client: r.Client, Resource: r.Resource, Grant: r.Grant, Until: r.Until}
+	access := s.seal(purposeAccess, accessPrefix, grant, min(accessTTL, left))
+	grant.Gen = strconv.FormatInt(gen, 10)
+	refresh := s.seal(purposeRefresh, refreshPrefix, grant, left)
 	return jsonResponse(200, []byte(`{"access_token":`+quote(access)+`,"token_type":"Bearer","expires_in":`+
-		strconv.Itoa(int(accessTTL.Seconds()))+`,"refresh_token":`+quote(refresh)+`,"scope":`+quote(r.Scope)+`}`))
+		strconv.Itoa(int(min(accessTTL, left).Seconds()))+`,"refresh_token":`+quote(refresh)+`,"scope":`+quote(r.Scope)+`}`))
 }
 
-// revoke answers RFC 7009 revocation. The gateway's tokens cannot be made
-// invalid without storage, but the Memos token inside can: when the gateway
-// created it, it is deleted in Memos, which ends every token of the grant.
-// The answer is 200 whatever the token was, as the RFC asks.
+// revoke answers RFC 7009 revocation: the grant of the access or refresh
+// token ends everywhere, and its Memos token is deleted. The answer is 200
+// whatever the token was, as the RFC asks, unless the grant could not be
+// ended, when a 503 asks the client to try again.
 func (s *Server) revoke(ctx context.Context, req *web.Request) *web.Response {
 	c, form, refusal := s.clientRequest(ctx, req)
 	if refusal != nil {
@@ -118,10 +124,9 @@ func (s *Server) revoke(ctx context.Context, req *web.Request) *web.Response {
 	if errors.Is(err, errNotOurs) {
 		r, err = s.open(purposeRefresh, refreshPrefix, token)
 	}
-	if err == nil && r.Client == clientRef(c.ID) && r.TokenName != "" {
-		if err := s.opts.Memos.DeleteToken(ctx, r.Token, r.TokenName); err != nil {
-			logline.Print("revocation: deleting the Memos token: ", err.Error())
-			return withCORS(oauthError(503, "temporarily_unavailable", "Memos could not be reached to delete the token"))
+	if err == nil && r.Grant != "" && r.Client == clientRef(c.ID) {
+		if err := s.end(ctx, r); err != nil {
+			return withCORS(oauthError(503, "temporarily_unavailable", "the grant could not be ended right now: try again"))
 		}
 	}
 	return withCORS(jsonResponse(200, []byte(`{}`)))

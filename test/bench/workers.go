@@ -64,12 +64,12 @@ func quietWorker(root, dir, compat string) (workerDir, error) {
 
 // workerFiles reads the Worker's files that `make build` wrote into build
 // (the repository's build/, or a baseline's). An older build may have no
-// driver.mjs.
+// driver.mjs or grants.mjs.
 func workerFiles(build string) (map[string][]byte, error) {
 	files := map[string][]byte{}
-	for _, f := range []string{"worker.mjs", "driver.mjs", "wasm_exec.js", "runtime.mjs", "app.wasm"} {
+	for _, f := range []string{"worker.mjs", "driver.mjs", "grants.mjs", "wasm_exec.js", "runtime.mjs", "app.wasm"} {
 		b, err := os.ReadFile(filepath.Join(build, f))
-		if errors.Is(err, os.ErrNotExist) && f == "driver.mjs" {
+		if errors.Is(err, os.ErrNotExist) && (f == "driver.mjs" || f == "grants.mjs") {
 			continue
 		}
 		if err != nil {

@@ -9,8 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -76,6 +78,15 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 			return nil, err
 		}
 	}
+	if !opts.RepoConfig && opts.Front == "" {
+		// Secrets go where wrangler reads them without printing their
+		// values: .dev.vars beside the configuration, not --var.
+		var secrets map[string]string
+		vars, secrets = splitSecrets(vars)
+		if err := writeDevVars(filepath.Dir(config), secrets); err != nil {
+			return nil, err
+		}
+	}
 	node, args := Wrangler(opts.Root)
 	args = append(args, "dev")
 	if opts.Front != "" {
@@ -111,6 +122,33 @@ func (w *Worker) Stop() { w.proc.Stop() }
 // Log returns wrangler's output.
 func (w *Worker) Log() string { return w.proc.Log() }
 
+// secretNames are the variables a deployment keeps as secrets.
+var secretNames = []string{"OAUTH_SECRET", "OAUTH_SECRET_PREVIOUS", "CF_ACCESS_CLIENT_ID", "CF_ACCESS_CLIENT_SECRET"}
+
+// splitSecrets returns vars without its secrets, and the secrets.
+func splitSecrets(vars map[string]string) (plain, secrets map[string]string) {
+	plain, secrets = map[string]string{}, map[string]string{}
+	for k, v := range vars {
+		if slices.Contains(secretNames, k) {
+			secrets[k] = v
+		} else {
+			plain[k] = v
+		}
+	}
+	return plain, secrets
+}
+
+// writeDevVars writes secrets into dir/.dev.vars, as a person does for
+// wrangler dev.
+func writeDevVars(dir string, secrets map[string]string) error {
+	var b strings.Builder
+	for _, k := range SortedKeys(secrets) {
+		v, _ := json.Marshal(secrets[k])
+		b.WriteString(k + "=" + string(v) + "\n")
+	}
+	return os.WriteFile(filepath.Join(dir, ".dev.vars"), []byte(b.String()), 0o600)
+}
+
 var (
 	buildTable = regexp.MustCompile(`(?ms)^\[build\]\n.*?(^\[|\z)`)
 	mainLine   = regexp.MustCompile(`(?m)^main = .*$`)
@@ -139,7 +177,7 @@ func copyWorker(root, dir, extra string, vars map[string]string) (string, error)
 	if err := os.MkdirAll(build, 0o755); err != nil {
 		return "", err
 	}
-	for _, name := range []string{"worker.mjs", "driver.mjs", "wasm_exec.js", "runtime.mjs", "app.wasm"} {
+	for _, name := range []string{"worker.mjs", "driver.mjs", "grants.mjs", "wasm_exec.js", "runtime.mjs", "app.wasm"} {
 		b, err := os.ReadFile(filepath.Join(root, "build", name))
 		if err != nil {
 			return "", fmt.Errorf("%w (run make build first)", err)
