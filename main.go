@@ -48,7 +48,7 @@ func main() {
 	if cfg.OAuthSecret != "" {
 		keys, err := seal.New(cfg.OAuthSecret, cfg.OAuthSecretPrevious)
 		if err != nil {
-			fatal(err) // config.Load checked the lengths already
+			fatal(err) // config.Load checked the secrets already
 		}
 		o := oauth.New(oauth.Options{
 			Keys: keys, Memos: tools, Fetch: bridge.Fetcher{MaxBytes: oauth.DocumentMaxBytes},

@@ -2,13 +2,13 @@ package oauth
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/base64"
 	"errors"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/crypt"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
@@ -212,7 +212,7 @@ func cookie(req *web.Request, name string) string {
 
 func randomToken() string {
 	b := make([]byte, 24)
-	crypt.Random(b)
+	rand.Read(b)
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 

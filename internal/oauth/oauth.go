@@ -8,11 +8,11 @@ package oauth
 
 import (
 	"context"
+	"crypto/sha256"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/crypt"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/seal"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
@@ -155,7 +155,7 @@ const maxSpent = 10000
 // spend marks s as used until expires; it reports false when s was used
 // already.
 func (p *spentSet) spend(s string, expires, now time.Time) bool {
-	sum := crypt.Sum256([]byte(s))
+	sum := sha256.Sum256([]byte(s))
 	key := [16]byte(sum[:16])
 	p.mu.Lock()
 	defer p.mu.Unlock()
