@@ -54,7 +54,7 @@ func main() {
 	if cfg.OAuthSecret != "" && storeErr == nil {
 		keys, err := seal.New(cfg.OAuthSecret, cfg.OAuthSecretPrevious)
 		if err != nil {
-			fatal(err) // config.Load checked the lengths already
+			fatal(err) // config.Load checked the secrets already
 		}
 		o := oauth.New(oauth.Options{
 			Keys: keys, Memos: tools, Store: store, Fetch: bridge.Fetcher{MaxBytes: oauth.DocumentMaxBytes},

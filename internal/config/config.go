@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/seal"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 )
 
@@ -110,9 +111,6 @@ func memosURL(raw string, allowHTTP bool) (*uri.URL, error) {
 	return &u, nil
 }
 
-// MinOAuthSecretLen is the shortest OAUTH_SECRET accepted.
-const MinOAuthSecretLen = 32
-
 // loadOAuth checks the OAuth settings. The secrets are never quoted.
 func (c *Config) loadOAuth(getenv func(string) string) error {
 	var err error
@@ -122,13 +120,18 @@ func (c *Config) loadOAuth(getenv func(string) string) error {
 	if c.OAuthAllowLoopbackClients, err = boolean(getenv, "OAUTH_ALLOW_LOOPBACK_CLIENTS", false); err != nil {
 		return err
 	}
-	switch {
-	case c.OAuthSecret == "" && c.OAuthSecretPrevious != "":
+	if c.OAuthSecret == "" && c.OAuthSecretPrevious != "" {
 		c.OAuthSecretPrevious = ""
 		return errors.New("OAUTH_SECRET_PREVIOUS is set without OAUTH_SECRET: set the new secret too")
-	case c.OAuthSecret != "" && len(c.OAuthSecret) < MinOAuthSecretLen, c.OAuthSecretPrevious != "" && len(c.OAuthSecretPrevious) < MinOAuthSecretLen:
-		c.OAuthSecret, c.OAuthSecretPrevious = "", ""
-		return errors.New("OAUTH_SECRET and OAUTH_SECRET_PREVIOUS must be at least 32 bytes long: generate one with openssl rand -base64 32")
+	}
+	for _, s := range [...]struct{ name, value string }{{"OAUTH_SECRET", c.OAuthSecret}, {"OAUTH_SECRET_PREVIOUS", c.OAuthSecretPrevious}} {
+		if s.value == "" {
+			continue
+		}
+		if err := seal.CheckSecret(s.value); err != nil {
+			c.OAuthSecret, c.OAuthSecretPrevious = "", ""
+			return errors.New(s.name + " is refused: " + err.Error() + "; it must be at least 32 random bytes in base64 or hex: generate one with openssl rand -base64 32")
+		}
 	}
 	return nil
 }

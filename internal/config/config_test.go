@@ -1,6 +1,9 @@
 package config
 
 import (
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
 	"strings"
 	"testing"
 	"time"
@@ -129,6 +132,68 @@ func TestLoadAccessServiceToken(t *testing.T) {
 			}
 			if c.AccessClientID != tc.wantID || c.AccessClientSecret != tc.wantSecret {
 				t.Errorf("token = %q/%q, want %q/%q", c.AccessClientID, c.AccessClientSecret, tc.wantID, tc.wantSecret)
+			}
+		})
+	}
+}
+
+func TestLoadOAuthSecret(t *testing.T) {
+	random := func(n int) []byte {
+		b := make([]byte, n)
+		rand.Read(b)
+		return b
+	}
+	// Made the way `openssl rand -base64 32` and `openssl rand -hex 32`
+	// make them, when the test runs: no secret lives in the repository.
+	base64Secret := base64.StdEncoding.EncodeToString(random(32))
+	hexSecret := hex.EncodeToString(random(32))
+	urlSecret := base64.RawURLEncoding.EncodeToString(random(32))
+	const advice = "openssl rand -base64 32"
+	for _, tc := range []struct {
+		name             string
+		secret, previous string
+		wantErr          string // substring; "" = accepted
+	}{
+		{name: "openssl rand -base64 32", secret: base64Secret},
+		{name: "openssl rand -hex 32", secret: hexSecret},
+		{name: "base64url", secret: urlSecret},
+		{name: "with a line break after it", secret: base64Secret + "\n"},
+		{name: "rotation", secret: hexSecret, previous: base64Secret},
+		{name: "unset"},
+		{name: "previous alone", previous: base64Secret, wantErr: "OAUTH_SECRET_PREVIOUS is set without OAUTH_SECRET"},
+		{name: "32 characters of hex: 16 bytes", secret: hex.EncodeToString(random(16)), wantErr: "OAUTH_SECRET is refused: it decodes to fewer than 32 bytes"},
+		{name: "32 characters of text", secret: "my oauth secret is 32 chars long", wantErr: "OAUTH_SECRET is refused: it is neither base64"},
+		{name: "not random", secret: base64.StdEncoding.EncodeToString(make([]byte, 32)), wantErr: "OAUTH_SECRET is refused: its bytes are a pattern"},
+		{name: "previous refused", secret: base64Secret, previous: strings.Repeat("ab", 32), wantErr: "OAUTH_SECRET_PREVIOUS is refused: its bytes are a pattern"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Load(env(map[string]string{
+				"MEMOS_URL":             "https://m.example.com",
+				"OAUTH_SECRET":          tc.secret,
+				"OAUTH_SECRET_PREVIOUS": tc.previous,
+			}), noBindings)
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				if c.OAuthSecret != strings.TrimSpace(tc.secret) || c.OAuthSecretPrevious != tc.previous {
+					t.Errorf("the secrets were not kept")
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
+			}
+			if tc.secret != "" && !strings.Contains(err.Error(), advice) {
+				t.Errorf("error %q does not say how to make a secret", err)
+			}
+			for _, s := range []string{tc.secret, tc.previous} {
+				if s != "" && strings.Contains(err.Error(), s) {
+					t.Errorf("error %q quotes a secret", err)
+				}
+			}
+			if c.OAuthSecret != "" || c.OAuthSecretPrevious != "" {
+				t.Error("a refused secret was kept: OAuth would turn on with it")
 			}
 		})
 	}

@@ -2,6 +2,7 @@ package oauth
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/base64"
 	"errors"
 	"slices"
@@ -10,7 +11,6 @@ import (
 	"time"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/accesslog"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/crypt"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
@@ -316,7 +316,7 @@ func cookie(req *web.Request, name string) string {
 
 func randomToken() string {
 	b := make([]byte, 24)
-	crypt.Random(b)
+	rand.Read(b)
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 

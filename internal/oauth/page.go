@@ -1,11 +1,11 @@
 package oauth
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
 	"strconv"
 	"strings"
 
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/crypt"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
@@ -29,7 +29,7 @@ button[value=allow]{background:#1d1d1b;color:#fff}
 
 // styleHash is the CSP source of pageStyle.
 var styleHash = func() string {
-	sum := crypt.Sum256([]byte(pageStyle))
+	sum := sha256.Sum256([]byte(pageStyle))
 	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
 }()
 

@@ -2,12 +2,13 @@ package oauth
 
 import (
 	"context"
+	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/base64"
 	"errors"
 	"strconv"
 	"strings"
 
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/crypt"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
@@ -173,7 +174,7 @@ func verifierMatches(verifier, challenge string) bool {
 	if len(verifier) < 43 || len(verifier) > 128 {
 		return false
 	}
-	sum := crypt.Sum256([]byte(verifier))
+	sum := sha256.Sum256([]byte(verifier))
 	got := base64.RawURLEncoding.EncodeToString(sum[:])
-	return crypt.Equal([]byte(got), []byte(challenge))
+	return subtle.ConstantTimeCompare([]byte(got), []byte(challenge)) == 1
 }
