@@ -81,7 +81,7 @@ fuzz: generate ## run every fuzz target for FUZZTIME each (default 30s); failure
 # same run, built from `git archive` into build/baseline.
 BASELINE ?=
 .PHONY: bench
-bench: node_modules/.package-lock.json build memos ## measure the Worker against its baselines (loopback, a few minutes) and print the table; BASELINE=<commit> compares throughput with that commit
+bench: node_modules/.package-lock.json build memos ## measure the Worker against its baselines (loopback only, about 15 minutes on 2 cores) and print the table; BASELINE=<commit> compares throughput with that commit
 	$(if $(BASELINE),rm -rf build/baseline && mkdir -p build/baseline && git archive $(BASELINE) | tar -x -C build/baseline && $(MAKE) -C build/baseline build GO=$(GO))
 	GO=$(GO) $(if $(BASELINE),BASELINE=$$(git rev-parse --short $(BASELINE)) BASELINE_BUILD=build/baseline/build) $(GO) run ./test/bench
 

@@ -11,9 +11,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/test/harness"
@@ -72,37 +74,53 @@ func run() error {
 		return err
 	}
 	defer worker.Stop()
-	printConnection(worker.URL+"/mcp", memosURL, signIn, token)
+	printConnection(os.Stdout, worker.URL+"/mcp", memosURL, signIn, token)
 	<-ctx.Done()
 	// Stopping on purpose is a success: make dev exits 0, quietly.
 	fmt.Println("\nStopping…")
 	return nil
 }
 
-func printConnection(mcpURL, memosURL, signIn, token string) {
-	fmt.Println()
-	fmt.Println("MCP URL:   " + mcpURL)
-	fmt.Println("Memos:     " + memosURL)
+func printConnection(w io.Writer, mcpURL, memosURL, signIn, token string) {
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "MCP URL:   "+mcpURL)
+	fmt.Fprintln(w, "Memos:     "+memosURL)
 	if signIn != "" {
-		// Open Memos in a browser to see what the agent did.
-		fmt.Println("Sign in:   " + signIn)
+		fmt.Fprintln(w, "Sign in:   "+signIn)
 	}
 	shown := token
 	if token == "" {
 		shown = "<a personal access token of your Memos user>"
-		fmt.Println("Token:     use a personal access token from your Memos settings")
+		fmt.Fprintln(w, "Token:     use a personal access token from your Memos settings")
 	} else {
-		fmt.Println("Token:     " + token)
+		fmt.Fprintln(w, "Token:     "+token)
 	}
-	config := map[string]any{"mcpServers": map[string]any{"memos": map[string]any{
-		"type":    "http",
-		"url":     mcpURL,
-		"headers": map[string]string{"Authorization": "Bearer " + shown},
-	}}}
-	b, _ := json.MarshalIndent(config, "", "  ")
-	fmt.Println("\nClient configuration (Claude Code .mcp.json, Cursor, VS Code and others):")
-	fmt.Println(string(b))
-	fmt.Println("\nFor the README's shell session:")
-	fmt.Printf("export MCP_URL=%s TOKEN=%s\n", mcpURL, cmp.Or(token, "YOUR_TOKEN"))
-	fmt.Println("\nPress Ctrl-C to stop.")
+	fmt.Fprintln(w, "\n"+clientConfigs(mcpURL, "Bearer "+shown))
+	fmt.Fprintln(w, "For the README's curl examples:")
+	fmt.Fprintf(w, "export MCP_URL=%s TOKEN=%s\n", mcpURL, cmp.Or(token, "YOUR_TOKEN"))
+	fmt.Fprintln(w, "\nPress Ctrl-C to stop.")
+}
+
+// clientConfigs is the configuration of each kind of client, in the shapes
+// the README's "Connect a client" shows (a test holds the two together):
+// VS Code reads "servers" and wants the transport named, Cursor and most
+// other clients read "mcpServers" and find the transport from "url".
+func clientConfigs(mcpURL, authorization string) string {
+	headers := map[string]string{"Authorization": authorization}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Claude Code:\n  claude mcp add --transport http memos %s --header %q\n", mcpURL, "Authorization: "+authorization)
+	b.WriteString("Cursor (~/.cursor/mcp.json) and most clients:\n")
+	writeJSON(&b, map[string]any{"mcpServers": map[string]any{"memos": map[string]any{"url": mcpURL, "headers": headers}}})
+	b.WriteString("VS Code (.vscode/mcp.json):\n")
+	writeJSON(&b, map[string]any{"servers": map[string]any{"memos": map[string]any{"type": "http", "url": mcpURL, "headers": headers}}})
+	return b.String()
+}
+
+// writeJSON writes v indented, with "<" and ">" as they are: the placeholder
+// token is for a person to read, not for an HTML page.
+func writeJSON(w io.Writer, v any) {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	enc.Encode(v)
 }

@@ -180,6 +180,9 @@ func TestMakeDevUsesMemosURL(t *testing.T) {
 	if out := d.output(); strings.Contains(out, "Starting a local Memos") || strings.HasPrefix(d.lines["Token"], "memos_pat_") || d.lines["Sign in"] != "" {
 		t.Errorf("make dev started its own Memos although MEMOS_URL was set:\n%s", out)
 	}
+	if out := d.output(); !strings.Contains(out, `"Authorization": "Bearer <a personal access token of your Memos user>"`) {
+		t.Errorf("the client configuration lacks a readable placeholder for the token:\n%s", out)
+	}
 	mcpURL := d.lines["MCP URL"]
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

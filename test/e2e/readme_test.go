@@ -24,23 +24,30 @@ func readme(t *testing.T) string {
 	return string(b)
 }
 
-// section returns the README text under a "## " heading, up to the next one.
+// section returns the README text under a heading (given with its #s), up
+// to the next heading.
 func section(t *testing.T, doc, heading string) string {
 	t.Helper()
-	_, rest, ok := strings.Cut(doc, "\n## "+heading+"\n")
+	_, rest, ok := strings.Cut(doc, "\n"+heading+"\n")
 	if !ok {
 		t.Fatalf("README has no section %q", heading)
 	}
-	body, _, _ := strings.Cut(rest, "\n## ")
-	return body
+	if end := nextHeading.FindStringIndex(rest); end != nil {
+		return rest[:end[0]]
+	}
+	return rest
 }
+
+// nextHeading finds a heading of the second level or below; a line "# …"
+// inside a shell block is a comment.
+var nextHeading = regexp.MustCompile(`\n##+ `)
 
 var shellBlock = regexp.MustCompile("(?s)```sh\n(.*?)```")
 
 // The README's shell session runs as written against a real Worker and
 // Memos, and shows what it says it shows.
 func TestReadmeShellSession(t *testing.T) {
-	block := shellBlock.FindStringSubmatch(section(t, readme(t), "Testing from a shell"))
+	block := shellBlock.FindStringSubmatch(section(t, readme(t), "### Testing from a shell"))
 	if block == nil {
 		t.Fatal("no sh block in the section")
 	}
@@ -69,78 +76,39 @@ func TestReadmeShellSession(t *testing.T) {
 
 var (
 	codeSpan     = regexp.MustCompile("(?s)```[a-z]*\n.*?```|`[^`\n]+`")
-	makeCommand  = regexp.MustCompile(`\bmake\s+([a-z][a-z-]*)`)
 	wranglerCall = regexp.MustCompile(`\bwrangler(?:\.js)?((?:\s+[a-z][a-z-]*)+)`)
-	makeTarget   = regexp.MustCompile(`(?m)^([a-z][a-z-]*):`)
 )
 
-// Every make target and wrangler command the README shows exists: make
-// knows the target, and wrangler knows the command (its --help succeeds
-// offline).
+// Every wrangler command the README and docs/ show exists: wrangler knows
+// it (its --help succeeds offline). The make targets they show are checked
+// by test/docs, which needs no wrangler.
 func TestReadmeCommandsExist(t *testing.T) {
-	mk, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	paths, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var targets []string
-	for _, m := range makeTarget.FindAllStringSubmatch(string(mk), -1) {
-		targets = append(targets, m[1])
-	}
-	makes, wranglers := map[string]bool{}, map[string]bool{}
-	for _, code := range codeSpan.FindAllString(readme(t), -1) {
-		for _, m := range makeCommand.FindAllStringSubmatch(code, -1) {
-			makes[m[1]] = true
+	wranglers := map[string]bool{}
+	for _, p := range append([]string{filepath.Join(root, "README.md")}, paths...) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
 		}
-		for _, m := range wranglerCall.FindAllStringSubmatch(code, -1) {
-			wranglers[strings.Join(strings.Fields(m[1]), " ")] = true
+		for _, code := range codeSpan.FindAllString(string(b), -1) {
+			for _, m := range wranglerCall.FindAllStringSubmatch(code, -1) {
+				wranglers[strings.Join(strings.Fields(m[1]), " ")] = true
+			}
 		}
 	}
-	if len(makes) < 4 || len(wranglers) < 2 {
-		t.Fatalf("found too few commands: make %v, wrangler %v", makes, wranglers)
-	}
-	for target := range makes {
-		if !slices.Contains(targets, target) {
-			t.Errorf("README shows `make %s`, which the Makefile does not have", target)
-		}
+	if len(wranglers) < 4 {
+		t.Fatalf("found too few wrangler commands: %v", wranglers)
 	}
 	node, args := harness.Wrangler(root)
 	for command := range wranglers {
 		cmd := exec.Command(node, append(append(args, strings.Fields(command)...), "--help")...)
 		cmd.Env = append(os.Environ(), "WRANGLER_SEND_METRICS=false", "NO_COLOR=1")
 		if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), strings.Fields(command)[0]) {
-			t.Errorf("README shows `wrangler %s`, which wrangler does not know: %v\n%s", command, err, out)
+			t.Errorf("the docs show `wrangler %s`, which wrangler does not know: %v\n%s", command, err, out)
 		}
 	}
-	t.Logf("checked make %v and wrangler %v", slices.Sorted(maps.Keys(makes)), slices.Sorted(maps.Keys(wranglers)))
-}
-
-// Every row of a README table has the header's number of cells: a row
-// pasted into the wrong table, or a cell split by a stray "|", shows.
-func TestReadmeTables(t *testing.T) {
-	cells := func(row string) int {
-		n, code := 0, false
-		for i := 0; i < len(row); i++ {
-			switch {
-			case row[i] == '`':
-				code = !code
-			case row[i] == '\\':
-				i++ // an escaped character, "\|" among them
-			case row[i] == '|' && !code:
-				n++
-			}
-		}
-		return n - 1
-	}
-	want := 0
-	for i, line := range strings.Split(readme(t), "\n") {
-		if !strings.HasPrefix(line, "|") {
-			want = 0
-			continue
-		}
-		if want == 0 {
-			want = cells(line)
-		} else if got := cells(line); got != want {
-			t.Errorf("README line %d has %d cells, its table %d: %s", i+1, got, want, line)
-		}
-	}
+	t.Logf("checked wrangler %v", slices.Sorted(maps.Keys(wranglers)))
 }

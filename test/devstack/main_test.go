@@ -1,0 +1,105 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The configurations `make dev` prints are the ones the README shows, value
+// for value, for the README's URL and token.
+func TestClientConfigsMatchReadme(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shown []any
+	for _, m := range regexp.MustCompile("(?s)```json\n(.*?)```").FindAllSubmatch(readme, -1) {
+		var v any
+		if err := json.Unmarshal(m[1], &v); err != nil {
+			t.Fatalf("a JSON block of the README does not parse: %v\n%s", err, m[1])
+		}
+		shown = append(shown, v)
+	}
+	printed := clientConfigs("https://mcp.example.com/mcp", "Bearer memos_pat_…")
+	blocks := jsonBlocks(t, printed)
+	if len(blocks) != 2 {
+		t.Fatalf("printed %d JSON configurations, want 2 (Cursor's and VS Code's):\n%s", len(blocks), printed)
+	}
+	for _, block := range blocks {
+		var v any
+		if err := json.Unmarshal([]byte(block), &v); err != nil {
+			t.Fatalf("printed configuration does not parse: %v\n%s", err, block)
+		}
+		if !slices.ContainsFunc(shown, func(x any) bool { return reflect.DeepEqual(x, v) }) {
+			t.Errorf("make dev prints a configuration the README does not show:\n%s", block)
+		}
+	}
+	for _, line := range strings.Split(printed, "\n") {
+		if cmd, ok := strings.CutPrefix(line, "  claude "); ok && !strings.Contains(string(readme), "`claude "+cmd+"`") {
+			t.Errorf("make dev prints a Claude Code command the README does not show: claude %s", cmd)
+		}
+	}
+}
+
+// VS Code reads "servers"; the others "mcpServers".
+func TestClientConfigsKeys(t *testing.T) {
+	printed := clientConfigs("http://127.0.0.1:8787/mcp", "Bearer memos_pat_x")
+	tests := []struct {
+		name, label, key string
+	}{
+		{"cursor", "Cursor", "mcpServers"},
+		{"vscode", "VS Code", "servers"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, after, ok := strings.Cut(printed, "\n"+tt.label)
+			if !ok {
+				t.Fatalf("no %s configuration:\n%s", tt.label, printed)
+			}
+			var v map[string]any
+			if err := json.Unmarshal([]byte(jsonBlocks(t, after)[0]), &v); err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := v[tt.key]; !ok || len(v) != 1 {
+				t.Errorf("%s configuration has keys %v, want only %q", tt.label, reflect.ValueOf(v).MapKeys(), tt.key)
+			}
+		})
+	}
+}
+
+// Without a token the printout shows a placeholder a person can read, not
+// JSON's \u003c escapes of "<" and ">".
+func TestPrintConnectionPlaceholder(t *testing.T) {
+	var b strings.Builder
+	printConnection(&b, "http://127.0.0.1:8787/mcp", "https://memos.example.com", "", "")
+	out := b.String()
+	if strings.Contains(out, `\u003c`) || strings.Contains(out, `\u003e`) {
+		t.Errorf("the printout escapes < and >:\n%s", out)
+	}
+	if !strings.Contains(out, `"Authorization": "Bearer <a personal access token of your Memos user>"`) {
+		t.Errorf("no readable placeholder in the configuration:\n%s", out)
+	}
+}
+
+// jsonBlocks returns the JSON documents of a printout: from a line "{" to
+// the next line "}".
+func jsonBlocks(t *testing.T, s string) []string {
+	t.Helper()
+	var blocks []string
+	for {
+		_, rest, ok := strings.Cut(s, "\n{\n")
+		if !ok {
+			return blocks
+		}
+		body, after, ok := strings.Cut(rest, "\n}\n")
+		if !ok {
+			t.Fatalf("an unterminated JSON block:\n%s", rest)
+		}
+		blocks, s = append(blocks, "{\n"+body+"\n}"), "\n"+after
+	}
+}

@@ -1,0 +1,333 @@
+// Package docs holds the tests that keep the README and the pages of docs/
+// true to the code: the commands they show exist, the configuration table
+// names what the configuration reads, their links resolve, and they read as
+// documentation, not as a log of work.
+package docs
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
+)
+
+const root = "../.."
+
+// maxReadmeLines keeps the README short enough to read before trying.
+const maxReadmeLines = 300
+
+// page is a user-facing Markdown file, by its path from the repository root.
+type page struct {
+	path, text string
+}
+
+// pages returns the README and every page of docs/.
+func pages(t *testing.T) []page {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths = append([]string{filepath.Join(root, "README.md")}, paths...)
+	var out []page
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(root, p)
+		out = append(out, page{filepath.ToSlash(rel), string(b)})
+	}
+	if len(out) < 2 {
+		t.Fatalf("found only %v", paths)
+	}
+	return out
+}
+
+var (
+	codeBlock   = regexp.MustCompile("(?s)```([a-z]*)\n(.*?)```")
+	codeSpan    = regexp.MustCompile("(?s)```[a-z]*\n.*?```|`[^`\n]+`")
+	makeCommand = regexp.MustCompile(`\bmake\s+([a-z][a-z-]*)`)
+	helpLine    = regexp.MustCompile(`(?m)^\s+([a-z][a-z-]*)\s+(.*)$`)
+)
+
+// makeHelp returns the targets `make help` lists, with their descriptions.
+func makeHelp(t *testing.T) map[string]string {
+	t.Helper()
+	cmd := exec.Command("make", "--no-print-directory", "-s", "help")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("make help: %v", err)
+	}
+	targets := map[string]string{}
+	for _, m := range helpLine.FindAllStringSubmatch(string(out), -1) {
+		targets[m[1]] = m[2]
+	}
+	if len(targets) < 5 {
+		t.Fatalf("make help lists too few targets:\n%s", out)
+	}
+	return targets
+}
+
+// Every `make <target>` a page shows is a target `make help` lists.
+func TestMakeTargetsExist(t *testing.T) {
+	targets := makeHelp(t)
+	seen := 0
+	for _, p := range pages(t) {
+		for _, code := range codeSpan.FindAllString(p.text, -1) {
+			for _, m := range makeCommand.FindAllStringSubmatch(code, -1) {
+				seen++
+				if _, ok := targets[m[1]]; !ok {
+					t.Errorf("%s shows `make %s`, which `make help` does not list", p.path, m[1])
+				}
+			}
+		}
+	}
+	if seen < 10 {
+		t.Errorf("found only %d make commands in the pages", seen)
+	}
+}
+
+// `make help` and the benchmark report agree on how long `make bench` takes.
+func TestBenchDuration(t *testing.T) {
+	duration := regexp.MustCompile(`(about \d+|a few) minutes( on \d+ cores)?`)
+	help := duration.FindString(makeHelp(t)["bench"])
+	if help == "" {
+		t.Fatalf("make help gives no duration for bench: %q", makeHelp(t)["bench"])
+	}
+	found := false
+	for _, p := range pages(t) {
+		for _, said := range duration.FindAllString(strings.Join(strings.Fields(p.text), " "), -1) {
+			found = found || p.path == "docs/benchmarks.md"
+			if said != help {
+				t.Errorf("%s says make bench takes %q, make help %q", p.path, said, help)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("docs/benchmarks.md does not say how long make bench takes")
+	}
+}
+
+// The README stays short enough to read before trying.
+func TestReadmeLength(t *testing.T) {
+	readme := pages(t)[0]
+	if n := strings.Count(readme.text, "\n"); n >= maxReadmeLines {
+		t.Errorf("README.md has %d lines, want fewer than %d: move detail to docs/", n, maxReadmeLines)
+	}
+}
+
+var (
+	tableName = regexp.MustCompile("^\\| `([A-Z][A-Z0-9_]+)`")
+	getenvKey = regexp.MustCompile(`getenv(?:\(|, )"([A-Z][A-Z0-9_]+)"`)
+)
+
+// The README's configuration table names every setting the configuration
+// reads, and nothing else.
+func TestConfigurationTable(t *testing.T) {
+	_, rest, ok := strings.Cut(pages(t)[0].text, "\n## Configuration\n")
+	if !ok {
+		t.Fatal("README.md has no section Configuration")
+	}
+	rest, _, _ = strings.Cut(rest, "\n## ")
+	var table []string
+	for _, line := range strings.Split(rest, "\n") {
+		if m := tableName.FindStringSubmatch(line); m != nil {
+			table = append(table, m[1])
+		}
+	}
+	read := configKeys(t)
+	for _, name := range table {
+		if !slices.Contains(read, name) {
+			t.Errorf("the README's configuration table shows %s, which internal/config does not read", name)
+		}
+	}
+	for _, name := range read {
+		if !slices.Contains(table, name) {
+			t.Errorf("internal/config reads %s, which the README's configuration table does not show", name)
+		}
+	}
+}
+
+// configKeys returns the names internal/config reads: those its loaders ask
+// for, and those its source passes to getenv (a name read only on some path).
+func configKeys(t *testing.T) []string {
+	t.Helper()
+	var keys []string
+	record := func(name string) string {
+		if !slices.Contains(keys, name) {
+			keys = append(keys, name)
+		}
+		return ""
+	}
+	config.Load(record, func(string) bool { return false })
+	config.LoadToolChoice(record)
+	sources, err := filepath.Glob(filepath.Join(root, "internal", "config", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range sources {
+		if strings.HasSuffix(src, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range getenvKey.FindAllStringSubmatch(string(b), -1) {
+			record(m[1])
+		}
+	}
+	if len(keys) < 10 {
+		t.Fatalf("found only %v", keys)
+	}
+	return keys
+}
+
+var link = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+
+// Every relative link resolves: to a file, and to one of its headings when it
+// names one.
+func TestLinks(t *testing.T) {
+	anchors := map[string][]string{}
+	all := pages(t)
+	for _, p := range all {
+		anchors[p.path] = headingAnchors(p.text)
+	}
+	for _, p := range all {
+		for _, m := range link.FindAllStringSubmatch(codeSpan.ReplaceAllString(p.text, ""), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			file, anchor, _ := strings.Cut(target, "#")
+			if file == "" {
+				file = p.path
+			} else {
+				file = filepath.ToSlash(filepath.Join(filepath.Dir(p.path), file))
+				if _, err := os.Stat(filepath.Join(root, file)); err != nil {
+					t.Errorf("%s links to %s, which does not exist", p.path, target)
+					continue
+				}
+			}
+			if anchor != "" && !slices.Contains(anchors[file], anchor) {
+				t.Errorf("%s links to %s, but %s has no heading %q (it has %v)", p.path, target, file, anchor, anchors[file])
+			}
+		}
+	}
+}
+
+// headingAnchors returns the anchors GitHub gives a page's headings:
+// lower case, spaces as hyphens, punctuation dropped.
+func headingAnchors(text string) []string {
+	var out []string
+	for _, line := range strings.Split(codeBlock.ReplaceAllString(text, ""), "\n") {
+		heading := strings.TrimLeft(line, "#")
+		if heading == line || !strings.HasPrefix(heading, " ") {
+			continue
+		}
+		var b strings.Builder
+		for _, r := range strings.ToLower(strings.TrimSpace(heading)) {
+			switch {
+			case r == ' ' || r == '-':
+				b.WriteRune('-')
+			case r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r > 127:
+				b.WriteRune(r)
+			}
+		}
+		out = append(out, b.String())
+	}
+	return out
+}
+
+var (
+	// A commit: 7 to 40 hexadecimal digits, with a letter and a digit among
+	// them (a plain number such as 1048576 is not one).
+	hexRun    = regexp.MustCompile(`\b[0-9a-f]{7,40}\b`)
+	diaryWord = regexp.MustCompile(`(?i)\b(sessions?|afternoon|morning)\b`)
+)
+
+// Pages describe the project as it is: no commit hashes and no diary of the
+// work ("this session", "the afternoon's runs"). A protocol name in code,
+// such as the header `Mcp-Session-Id`, is not prose.
+func TestNoHistory(t *testing.T) {
+	for _, p := range pages(t) {
+		for _, run := range hexRun.FindAllString(p.text, -1) {
+			if strings.ContainsAny(run, "abcdef") && strings.ContainsAny(run, "0123456789") {
+				t.Errorf("%s names what looks like a commit: %s", p.path, run)
+			}
+		}
+		for _, w := range diaryWord.FindAllString(codeSpan.ReplaceAllString(p.text, ""), -1) {
+			t.Errorf("%s says %q: describe the project as it is, not the work on it", p.path, w)
+		}
+	}
+}
+
+// The pages call wrangler one way, `npx wrangler`, the pinned one; deploying
+// is `npx wrangler deploy`, never `make deploy` too.
+func TestOneWayToCallWrangler(t *testing.T) {
+	other := regexp.MustCompile(`node_modules/\.bin/node|wrangler\.js|\bmake deploy\b`)
+	bare := regexp.MustCompile(`(^|[^\w-])(\w+ )?wrangler (login|deploy|secret|tail|whoami|dev)\b`)
+	for _, p := range pages(t) {
+		for _, code := range codeSpan.FindAllString(p.text, -1) {
+			if m := other.FindString(code); m != "" {
+				t.Errorf("%s calls wrangler through %q: use npx wrangler", p.path, m)
+			}
+		}
+		var commands []string // what a reader types: the README's code, and sh blocks
+		for _, m := range codeBlock.FindAllStringSubmatch(p.text, -1) {
+			if m[1] == "sh" {
+				commands = append(commands, m[2])
+			}
+		}
+		if p.path == "README.md" {
+			commands = append(commands, codeSpan.FindAllString(p.text, -1)...)
+		}
+		for _, code := range commands {
+			for _, m := range bare.FindAllStringSubmatch(code, -1) {
+				if m[2] != "npx " {
+					t.Errorf("%s shows %q: call it as npx wrangler", p.path, strings.TrimSpace(m[0]))
+				}
+			}
+		}
+	}
+}
+
+// Every row of a table has the header's number of cells: a row pasted into
+// the wrong table, or a cell split by a stray "|", shows.
+func TestTables(t *testing.T) {
+	cells := func(row string) int {
+		n, code := 0, false
+		for i := 0; i < len(row); i++ {
+			switch {
+			case row[i] == '`':
+				code = !code
+			case row[i] == '\\':
+				i++ // an escaped character, "\|" among them
+			case row[i] == '|' && !code:
+				n++
+			}
+		}
+		return n - 1
+	}
+	for _, p := range pages(t) {
+		want := 0
+		for i, line := range strings.Split(p.text, "\n") {
+			if !strings.HasPrefix(line, "|") {
+				want = 0
+				continue
+			}
+			if want == 0 {
+				want = cells(line)
+			} else if got := cells(line); got != want {
+				t.Errorf("%s line %d has %d cells, its table %d: %s", p.path, i+1, got, want, line)
+			}
+		}
+	}
+}
