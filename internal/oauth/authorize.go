@@ -32,8 +32,8 @@ const defaultTokenDays = 90
 // addresses, so its own limits cannot tell callers apart.
 const (
 	attemptsPerRequest = 3
-	attemptsPerUser    = 6
-	attemptsPerAddress = 20
+	attemptsPerUser    = 10
+	attemptsPerAddress = 30
 	attemptWindow      = 15 * time.Minute
 )
 

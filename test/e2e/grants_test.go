@@ -1,0 +1,351 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"html"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/grants"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/grants/grantstest"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
+	"github.com/memos-mcp-edge/memos-mcp-edge/test/harness"
+)
+
+// The Durable Object that holds grants keeps package grants' contract under
+// wrangler, with SQLite storage: the same cases as the in-memory store.
+func TestGrantStoreObject(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join(root, "build", "grants.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	front, err := os.ReadFile("testdata/grants-worker.mjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "grants.mjs"), src, 0o644)
+	os.WriteFile(filepath.Join(dir, "worker.mjs"), front, 0o644)
+	config := filepath.Join(dir, "wrangler.toml")
+	os.WriteFile(config, []byte(`name = "grants-test"
+main = "worker.mjs"
+compatibility_date = "2026-11-01"
+
+[[durable_objects.bindings]]
+name = "GRANTS"
+class_name = "GrantStore"
+
+[[migrations]]
+tag = "grants-v1"
+new_sqlite_classes = ["GrantStore"]
+`), 0o644)
+	w := startPlainWorker(t, dir, config)
+	grantstest.Check(t, grants.Remote{Doer: objectDoer{w}}, "check/")
+
+	// What it refuses to do, it refuses with 400, which Remote reads as
+	// unavailable: never a value.
+	for _, body := range []string{`not json`, `{"op":"advance","from":"1","until":1}`, `{"op":"hit","limit":0,"window":60}`, `{"op":"drop"}`} {
+		resp, err := http.Post(w+"/bad", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 400 {
+			t.Errorf("%s: %d, want 400", body, resp.StatusCode)
+		}
+	}
+}
+
+// objectDoer sends package grants' requests to a Worker on loopback.
+type objectDoer struct{ base string }
+
+func (d objectDoer) Do(ctx context.Context, req *web.Request) (*web.Response, error) {
+	u, _ := url.Parse(req.URL)
+	r, _ := http.NewRequestWithContext(ctx, req.Method, d.base+u.EscapedPath(), bytes.NewReader(req.Body))
+	r.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(r)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, grants.MaxAnswerBytes+1))
+	return &web.Response{Status: resp.StatusCode, Header: web.Header{}, Body: body}, err
+}
+
+// startPlainWorker runs wrangler dev on a configuration of the test's own
+// and returns its base URL.
+func startPlainWorker(t *testing.T, dir, config string) string {
+	t.Helper()
+	port, err := harness.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	inspector, _ := harness.FreePort()
+	node, args := harness.Wrangler(root)
+	args = append(args, "dev", "--config", config, "--ip", "127.0.0.1", "--port", strconv.Itoa(port), "--inspector-port", strconv.Itoa(inspector),
+		"--persist-to", filepath.Join(dir, "state"))
+	proc, err := harness.StartProcess(filepath.Join(dir, "wrangler.log"), node, root, []string{"WRANGLER_SEND_METRICS=false", "NO_COLOR=1"}, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(proc.Stop)
+	base := "http://127.0.0.1:" + strconv.Itoa(port)
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		if resp, err := http.Post(base+"/ready", "application/json", strings.NewReader(`{"op":"get"}`)); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return base
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the grants Worker did not answer:\n%s", proc.Log())
+		}
+	}
+}
+
+// restartableGateway is an OAuth gateway whose port and state folder stay
+// the same over restarts, as a deployed Worker's Durable Objects do while
+// its isolates come and go.
+type restartableGateway struct {
+	t    *testing.T
+	opts harness.WorkerOptions
+	w    *harness.Worker
+}
+
+func startRestartableGateway(t *testing.T) *restartableGateway {
+	port, err := harness.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &restartableGateway{t: t, opts: harness.WorkerOptions{Root: root, Dir: t.TempDir(), Port: port, Vars: map[string]string{
+		"MEMOS_URL": memos.URL, "OAUTH_SECRET": oauthSecret, "OAUTH_ALLOW_LOOPBACK_CLIENTS": "true", "ALLOWED_HOSTS": "localhost,127.0.0.1,[::1]",
+	}}}
+	g.start()
+	t.Cleanup(func() {
+		g.w.Stop()
+		keepLog("the gateway of "+t.Name(), g.w.Log())
+	})
+	return g
+}
+
+func (g *restartableGateway) start() {
+	w, err := harness.StartWorker(context.Background(), g.opts)
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	g.w = w
+}
+
+// restart stops wrangler and workerd and starts them again on the same
+// state: every isolate's memory is gone.
+func (g *restartableGateway) restart() {
+	g.w.Stop()
+	keepLog("the gateway of "+g.t.Name()+" before its restart", g.w.Log())
+	g.start()
+}
+
+// A spent code and a rotated-away refresh token stay spent across a restart
+// (a fresh isolate), however they are written; their reuse ends the grant,
+// so the rightful chain stops working too, and the access token with it.
+func TestOAuthReplayAcrossRestart(t *testing.T) {
+	gw := startRestartableGateway(t)
+	c := registerOAuthClient(t, gw.w.URL)
+	code := c.code("write")
+	status, out := c.token(url.Values{"grant_type": {"authorization_code"}, "code": {code}, "code_verifier": {c.verifier}})
+	access, _ := out["access_token"].(string)
+	refresh, _ := out["refresh_token"].(string)
+	if status != 200 || access == "" || refresh == "" {
+		t.Fatalf("exchange: %d %v", status, out)
+	}
+	status, out = c.token(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh}})
+	rotated, _ := out["refresh_token"].(string)
+	if status != 200 || rotated == "" {
+		t.Fatalf("refresh: %d %v", status, out)
+	}
+	gw.restart()
+	if status, _ := mcpStatus(t, gw.w.URL, access); status != 200 {
+		t.Fatalf("the access token after the restart, before any replay: %d", status)
+	}
+	for _, tc := range []struct{ name, spelled string }{ // in this order: the last two end the grant, then find it ended
+		{"code with a newline", code + "\n"},
+		{"code with CRLF inside", code[:30] + "\r\n" + code[30:]},
+		{"code with other spare bits", respellLast(code)},
+		{"refresh token with other bits", respellLast(refresh)},
+		{"refresh token with a newline", refresh + "\n"},
+		{"the rotated-away refresh token", refresh},
+		{"the rightful chain after a reuse", rotated},
+		{"code as it was", code},
+	} {
+		name, spelled := tc.name, tc.spelled
+		grant := "refresh_token"
+		params := url.Values{"grant_type": {grant}, "refresh_token": {spelled}}
+		if strings.HasPrefix(name, "code") {
+			params = url.Values{"grant_type": {"authorization_code"}, "code": {spelled}, "code_verifier": {c.verifier}}
+		}
+		if status, out := c.token(params); status != 400 || out["error"] != "invalid_grant" {
+			t.Errorf("%s: %d %v", name, status, out)
+		}
+	}
+	if status, challenge := mcpStatus(t, gw.w.URL, access); status != 401 || !strings.Contains(challenge, `error="invalid_token"`) {
+		t.Errorf("the access token of a replayed grant: %d %q", status, challenge)
+	}
+}
+
+// respellLast writes a token's last base64url character another way that a
+// lenient decoder reads as the same bytes (the unused low bits changed).
+func respellLast(s string) string {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	i := strings.IndexByte(alphabet, s[len(s)-1])
+	return s[:len(s)-1] + string(alphabet[i^1])
+}
+
+// Password guessing is bounded: a consent page takes three attempts, then
+// answers 429 with a clear page without asking Memos, even for the right
+// password; the log records refused credentials and the limit as their own
+// outcomes. Revoking a grant made from a pasted token ends it too, and the
+// pasted token itself keeps working.
+func TestSignInBoundedAndPastedGrant(t *testing.T) {
+	gw := startOAuthGateway(t, nil)
+	c := registerOAuthClient(t, gw.URL)
+	pending, cookie := openConsent(t, c, "")
+	for i := range 3 {
+		if status, _ := postConsent(t, gw.URL, pending, cookie, url.Values{"username": {memos.Username}, "password": {"wrong" + strconv.Itoa(i)}}); status != 400 {
+			t.Fatalf("attempt %d: %d", i+1, status)
+		}
+	}
+	status, body := postConsent(t, gw.URL, pending, cookie, url.Values{"username": {memos.Username}, "password": {memos.Password}})
+	if status != 429 || !strings.Contains(body, "too many sign-in attempts") {
+		t.Errorf("the fourth attempt: %d %.300s", status, body)
+	}
+	// The pasted token proves who the person is; the grant gets its own.
+	pending, cookie = openConsent(t, c, "")
+	status, _ = postConsent(t, gw.URL, pending, cookie, url.Values{"token": {memos.Token}})
+	if status != 303 {
+		t.Fatalf("consent with a pasted token: %d", status)
+	}
+	code := lastLocation.Query().Get("code")
+	_, out := c.token(url.Values{"grant_type": {"authorization_code"}, "code": {code}, "code_verifier": {c.verifier}})
+	access, _ := out["access_token"].(string)
+	if status, _ := mcpStatus(t, gw.URL, access); status != 200 {
+		t.Fatalf("the pasted-token grant: %d", status)
+	}
+	resp, err := http.PostForm(gw.URL+"/revoke", url.Values{"token": {access}, "client_id": {c.id}})
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("revoke: %v %v", err, resp)
+	}
+	resp.Body.Close()
+	if status, challenge := mcpStatus(t, gw.URL, access); status != 401 || !strings.Contains(challenge, `error="invalid_token"`) {
+		t.Errorf("the revoked pasted-token grant: %d %q", status, challenge)
+	}
+	if status, _ := mcpStatus(t, worker.URL, memos.Token); status != 200 {
+		t.Errorf("the pasted token itself after the revocation: %d", status)
+	}
+	log := gw.Log()
+	for _, outcome := range []string{`"outcome":"credentials_refused"`, `"outcome":"limited"`} {
+		if !strings.Contains(log, outcome) {
+			t.Errorf("the log has no %s line", outcome)
+		}
+	}
+}
+
+// A client that registered any return address is never sent there before
+// the person acts: an invalid request gets the error page. Clients that ask
+// for offline_access (copied from other servers' metadata) get the page.
+func TestNoRedirectBeforeConsent(t *testing.T) {
+	gw := startOAuthGateway(t, nil)
+	resp, err := http.Post(gw.URL+"/register", "application/json",
+		strings.NewReader(`{"client_name":"lure","redirect_uris":["https://evil.example/landing"],"token_endpoint_auth_method":"none"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	id := between(string(body), `"client_id":"`, `"`)
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for name, q := range map[string]url.Values{
+		"no PKCE":          {"response_type": {"code"}, "client_id": {id}, "redirect_uri": {"https://evil.example/landing"}},
+		"token response":   {"response_type": {"token"}, "client_id": {id}, "code_challenge": {"x"}, "code_challenge_method": {"S256"}},
+		"unknown scope":    {"response_type": {"code"}, "client_id": {id}, "code_challenge": {"x"}, "code_challenge_method": {"S256"}, "scope": {"admin"}},
+		"foreign resource": {"response_type": {"code"}, "client_id": {id}, "code_challenge": {"x"}, "code_challenge_method": {"S256"}, "resource": {"https://evil.example/mcp"}},
+	} {
+		resp, err := noRedirect.Get(gw.URL + "/authorize?" + q.Encode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 400 || resp.Header.Get("Location") != "" {
+			t.Errorf("%s: %d to %q", name, resp.StatusCode, resp.Header.Get("Location"))
+		}
+	}
+	q := url.Values{"response_type": {"code"}, "client_id": {id}, "code_challenge": {"x"}, "code_challenge_method": {"S256"}, "scope": {"memos:read offline_access"}}
+	if resp, err := noRedirect.Get(gw.URL + "/authorize?" + q.Encode()); err != nil || resp.StatusCode != 200 {
+		t.Errorf("offline_access: %v %v", err, resp)
+	} else {
+		resp.Body.Close()
+	}
+}
+
+func between(s, start, end string) string {
+	_, s, _ = strings.Cut(s, start)
+	s, _, _ = strings.Cut(s, end)
+	return s
+}
+
+// openConsent opens the consent page of an authorization request by c and
+// returns the form's sealed request and the CSRF cookie.
+func openConsent(t *testing.T, c *oauthClient, scope string) (pending, cookie string) {
+	t.Helper()
+	sum := sha256.Sum256([]byte(c.verifier))
+	q := url.Values{"response_type": {"code"}, "client_id": {c.id}, "redirect_uri": {c.redirect}, "state": {"s"},
+		"code_challenge": {base64.RawURLEncoding.EncodeToString(sum[:])}, "code_challenge_method": {"S256"}}
+	if scope != "" {
+		q.Set("scope", scope)
+	}
+	resp, err := http.Get(c.base + "/authorize?" + q.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	m := consentRequest.FindSubmatch(page)
+	cookie, _, _ = strings.Cut(resp.Header.Get("Set-Cookie"), ";")
+	if resp.StatusCode != 200 || m == nil {
+		t.Fatalf("consent page: %d %.300s", resp.StatusCode, page)
+	}
+	return html.UnescapeString(string(m[1])), cookie
+}
+
+// lastLocation is where the last postConsent was sent.
+var lastLocation *url.URL
+
+// postConsent allows the pending request with the fields given and returns
+// the status and the page.
+func postConsent(t *testing.T, base, pending, cookie string, fields url.Values) (int, string) {
+	t.Helper()
+	fields.Set("request", pending)
+	fields.Set("decision", "allow")
+	req, _ := http.NewRequest("POST", base+"/authorize", strings.NewReader(fields.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Cookie", cookie)
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noRedirect.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	lastLocation, _ = url.Parse(resp.Header.Get("Location"))
+	return resp.StatusCode, string(body)
+}
