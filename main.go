@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/bridge"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/caller"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/mcp"
@@ -56,6 +57,11 @@ func main() {
 			AllowLoopbackClients: cfg.OAuthAllowLoopbackClients,
 		})
 		authServer, mcpOpts.Authorize, mcpOpts.ScopeChallenge, mcpOpts.Revoked = o, o.Authorize, o.ScopeChallenge, o.Revoked
+	} else {
+		// A caller's Memos token goes upstream (with the Access service
+		// token) only once Memos has accepted it.
+		callers := caller.New(tools.CurrentUser, caller.Options{})
+		mcpOpts.Authorize, mcpOpts.Revoked = callers.Authorize, callers.Revoked
 	}
 	h := server.New(server.Options{
 		Config:          cfg,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
@@ -14,8 +15,8 @@ import (
 type readOnlyTools struct{}
 
 func (readOnlyTools) ListJSON() []byte { return []byte(`[]`) }
-func (readOnlyTools) Call(context.Context, string, rawjson.Value, string) ([]byte, bool, bool) {
-	return nil, false, false
+func (readOnlyTools) Call(context.Context, string, rawjson.Value, string) ([]byte, bool, bool, time.Duration) {
+	return nil, false, false, 0
 }
 
 // A read-only grant lists the read-only tools only, and a call to a tool
@@ -24,7 +25,7 @@ func (readOnlyTools) Call(context.Context, string, rawjson.Value, string) ([]byt
 func TestReadOnlyGrant(t *testing.T) {
 	h := NewHandler(Options{
 		Name: "test-server", Version: "1", MaxBodyBytes: 4096, MaxResponseBytes: 4096, Tools: fakeTools{}, ReadOnlyTools: readOnlyTools{},
-		Authorize: func(req *web.Request) (string, bool, *web.Response) {
+		Authorize: func(_ context.Context, req *web.Request) (string, bool, *web.Response) {
 			return "Bearer memos", req.Header.Get("authorization") == "Bearer read-only", nil
 		},
 		ScopeChallenge: func(*web.Request) string { return `Bearer error="insufficient_scope", scope="memos:read memos:write"` },
@@ -68,7 +69,7 @@ func TestRevokedGrant(t *testing.T) {
 	h := NewHandler(Options{
 		Name: "test-server", Version: "1", MaxBodyBytes: 4096, MaxResponseBytes: 4096, Tools: fakeTools{},
 		AllowedOrigins: []string{"https://app.example.com"},
-		Authorize: func(req *web.Request) (string, bool, *web.Response) {
+		Authorize: func(_ context.Context, req *web.Request) (string, bool, *web.Response) {
 			if req.Header.Get("authorization") == "Bearer issued-dead" {
 				return "Bearer deleted", false, nil
 			}

@@ -1,6 +1,7 @@
 package oauth
 
 import (
+	"context"
 	"errors"
 	"strings"
 
@@ -14,7 +15,7 @@ var errNotOurs = errors.New("not a token of this kind")
 // Authorize resolves the bearer token of an /mcp request into the
 // Authorization header to send to Memos and whether the grant is read-only.
 // A refusal is the 401 to answer, with the challenge that starts the flow.
-func (s *Server) Authorize(req *web.Request) (authorization string, readOnly bool, refusal *web.Response) {
+func (s *Server) Authorize(_ context.Context, req *web.Request) (authorization string, readOnly bool, refusal *web.Response) {
 	raw := strings.TrimSpace(req.Header.Get("authorization"))
 	token, ok := bearerToken(raw)
 	if !ok {

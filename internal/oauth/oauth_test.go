@@ -229,7 +229,7 @@ func TestFlow(t *testing.T) {
 	if strings.Contains(access, "memos_pat") || strings.Contains(string(resp.Body), "memos_pat") {
 		t.Errorf("the Memos token shows in the token response: %s", resp.Body)
 	}
-	auth, readOnly, refusal := h.s.Authorize(mcpRequest("Bearer " + access))
+	auth, readOnly, refusal := h.s.Authorize(t.Context(), mcpRequest("Bearer "+access))
 	if refusal != nil || auth != "Bearer memos_pat_x" || readOnly {
 		t.Errorf("Authorize: %q %v %v", auth, readOnly, refusal)
 	}
@@ -278,7 +278,7 @@ func TestReadOnlyGrantWithPastedToken(t *testing.T) {
 	if tok.Status != 200 || gjson.GetBytes(tok.Body, "scope").Str != ScopeRead {
 		t.Fatalf("token: %d %s", tok.Status, tok.Body)
 	}
-	auth, readOnly, refusal := h.s.Authorize(mcpRequest("Bearer " + gjson.GetBytes(tok.Body, "access_token").Str))
+	auth, readOnly, refusal := h.s.Authorize(t.Context(), mcpRequest("Bearer "+gjson.GetBytes(tok.Body, "access_token").Str))
 	if refusal != nil || auth != "Bearer memos_pat_pasted" || !readOnly {
 		t.Errorf("Authorize: %q %v %v", auth, readOnly, refusal)
 	}
@@ -368,7 +368,7 @@ func TestAuthorize(t *testing.T) {
 			if tc.host != "" {
 				req.URL = tc.host + "/mcp"
 			}
-			got, _, refusal := h.s.Authorize(req)
+			got, _, refusal := h.s.Authorize(t.Context(), req)
 			if got != tc.want || (refusal == nil) != (tc.want != "") {
 				t.Fatalf("Authorize = %q, %v; want %q", got, refusal, tc.want)
 			}
@@ -585,7 +585,7 @@ func BenchmarkAuthorize(b *testing.B) {
 		Client: clientRef("https://claude.ai/oauth/mcp-oauth-client-metadata"), Resource: base + "/mcp"}, accessTTL)
 	req := mcpRequest("Bearer " + access)
 	for b.Loop() {
-		if _, _, refusal := s.Authorize(req); refusal != nil {
+		if _, _, refusal := s.Authorize(b.Context(), req); refusal != nil {
 			b.Fatal(string(refusal.Body))
 		}
 	}
