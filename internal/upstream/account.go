@@ -115,7 +115,7 @@ func (c *Client) InstanceName() string {
 }
 
 // account sends one request of the calls above and returns its JSON answer.
-// A 400, 401 or 403 is ErrBadCredentials, unless it asks for a challenge; any
+// Memos' 400, 401 or 403 is ErrBadCredentials, unless it asks for a challenge; any
 // other failure is an *accountError explained as a tool call's would be.
 func (c *Client) account(ctx context.Context, method, path, bearer string, body []byte) (rawjson.Value, error) {
 	if strings.Contains(path, "..") || strings.ContainsAny(path, "?#") {
@@ -145,7 +145,9 @@ func (c *Client) account(ctx context.Context, method, path, bearer string, body 
 		return rawjson.Value{}, e
 	case resp.Status >= 400 && resp.Status <= 499 && challengeRequired(resp.Body):
 		return rawjson.Value{}, &accountError{msg: errChallenge, challenge: true}
-	case resp.Status == 400 || resp.Status == 401 || resp.Status == 403:
+	case (resp.Status == 400 || resp.Status == 401 || resp.Status == 403) && memosJSON(resp.Body):
+		// Memos' own refusal: a page of Cloudflare Access refusing the
+		// service token says nothing of the person's credentials.
 		return rawjson.Value{}, ErrBadCredentials
 	case resp.Status < 200 || resp.Status > 299:
 		msg, _ := c.refusal(resp)

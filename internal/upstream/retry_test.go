@@ -96,6 +96,7 @@ func TestAccountErrors(t *testing.T) {
 		{name: "rate limited", resp: rateLimited("42", "42s"), wait: 42 * time.Second, limited: true, text: "429 Too Many Requests: too many requests, try again later (retry after 42 seconds)"},
 		{name: "challenge required", resp: challenge(400), challenge: true, text: "asks for a challenge (a captcha)"},
 		{name: "challenge required over Connect's status", resp: challenge(412), challenge: true, text: "asks for a challenge"},
+		{name: "Access refuses the service token", resp: &web.Response{Status: 403, Header: web.Header{"content-type": "text/html"}, Body: []byte("<html>Forbidden</html>")}, text: "403 Forbidden: Cloudflare Access answered instead of Memos"},
 		{name: "Memos down", resp: &web.Response{Status: 502, Header: web.Header{"content-type": "text/html"}, Body: []byte("<html>bad gateway</html>")}, text: "502 Bad Gateway from the proxy"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
