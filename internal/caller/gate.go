@@ -42,9 +42,13 @@ const refusedToken = "Memos does not accept this access token: it is unknown, wa
 // Revoked answers an /mcp request whose token Memos refused in a tool call,
 // although it had accepted it moments before: it was deleted or expired
 // since. The token is forgotten, and the 401 tells the client so.
+// An anonymous request keeps the tool's error result.
 func (v *Verifier) Revoked(req *web.Request) *web.Response {
 	_, token, _ := strings.Cut(strings.TrimSpace(req.Header.Get("authorization")), " ")
-	v.Forget(strings.TrimSpace(token))
+	if token = strings.TrimSpace(token); token == "" {
+		return nil
+	}
+	v.Forget(token)
 	return unauthorized("invalid_token", refusedToken)
 }
 

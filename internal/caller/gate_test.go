@@ -103,4 +103,8 @@ func TestRevoked(t *testing.T) {
 	if _, _, refusal := v.Authorize(t.Context(), req); refusal == nil || refusal.Status != 401 || asked != 2 {
 		t.Errorf("the next request: %v after %d checks, want 401 after 2", refusal, asked)
 	}
+	anonymous := &web.Request{Method: "POST", URL: "https://gw.example/mcp", Header: web.Header{}}
+	if resp := v.Revoked(anonymous); resp != nil {
+		t.Errorf("Revoked of an anonymous request: %d, want nil (the tool's error result stays)", resp.Status)
+	}
 }
