@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/bridge"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/caller"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/grants"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
@@ -45,6 +46,9 @@ func main() {
 		MaxBodyBytes: cfg.MaxBodyBytes, MaxResponseBytes: cfg.MaxRespBytes,
 		ReadOnlyTools: tools.Within(selection.Served(true)),
 	}
+	// A caller's Memos token goes upstream (with the Access service token)
+	// only once Memos has accepted it.
+	callers := caller.New(tools.CurrentUser, caller.Options{})
 	var authServer server.Router
 	store, storeErr := grantStore()
 	if cfg.OAuthSecret != "" && storeErr != nil {
@@ -57,11 +61,13 @@ func main() {
 			fatal(err) // config.Load checked the secrets already
 		}
 		o := oauth.New(oauth.Options{
-			Keys: keys, Memos: tools, Store: store, Fetch: bridge.Fetcher{MaxBytes: oauth.DocumentMaxBytes},
+			Keys: keys, Memos: tools, Store: store, Callers: callers, Fetch: bridge.Fetcher{MaxBytes: oauth.DocumentMaxBytes},
 			Instance: tools.InstanceName(), AcceptMemosTokens: cfg.OAuthAcceptMemosTokens,
 			AllowLoopbackClients: cfg.OAuthAllowLoopbackClients,
 		})
 		authServer, mcpOpts.Authorize, mcpOpts.ScopeChallenge, mcpOpts.Revoked = o, o.Authorize, o.ScopeChallenge, o.Revoked
+	} else {
+		mcpOpts.Authorize, mcpOpts.Revoked = callers.Authorize, callers.Revoked
 	}
 	h := server.New(server.Options{
 		Config:          cfg,

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/jsonrpc"
@@ -19,26 +20,29 @@ import (
 )
 
 // fakeTools is a two-tool surface: "echo" answers its arguments, any other
-// name is unknown. Memos refuses the Authorization "Bearer deleted".
+// name is unknown. Memos refuses the Authorization "Bearer deleted", and asks
+// "Bearer busy" to wait 41.5 seconds.
 type fakeTools struct{}
 
 func (fakeTools) ListJSON() []byte {
 	return []byte(`[{"name":"echo","description":"Echo.","inputSchema":{"type":"object"},"outputSchema":{"type":"object"}}]`)
 }
 
-func (fakeTools) Call(_ context.Context, name string, args rawjson.Value, auth string) ([]byte, bool, bool) {
-	if name != "echo" {
-		return nil, false, false
-	}
-	if auth == "Bearer deleted" {
-		return []byte(`{"content":[{"type":"text","text":"401 Unauthorized: the token was deleted"}],"isError":true}`), true, true
+func (fakeTools) Call(_ context.Context, name string, args rawjson.Value, auth string) ([]byte, bool, bool, time.Duration) {
+	switch {
+	case name != "echo":
+		return nil, false, false, 0
+	case auth == "Bearer deleted":
+		return []byte(`{"content":[{"type":"text","text":"401 Unauthorized: the token was deleted"}],"isError":true}`), true, true, 0
+	case auth == "Bearer busy":
+		return []byte(`{"content":[{"type":"text","text":"429 Too Many Requests: slow down (retry after 42 seconds)"}],"isError":true}`), true, false, 41500 * time.Millisecond
 	}
 	structured := args.Raw
 	if structured == "" {
 		structured = "{}"
 	}
 	text := string(gjson.AppendJSONString(nil, structured+" "+auth))
-	return []byte(`{"content":[{"type":"text","text":` + text + `}],"structuredContent":` + structured + `}`), true, false
+	return []byte(`{"content":[{"type":"text","text":` + text + `}],"structuredContent":` + structured + `}`), true, false, 0
 }
 
 func testHandler() *Handler {
@@ -147,7 +151,7 @@ func normalJSON(t *testing.T, b []byte) any {
 // panicTools fails inside a tool, as a bug would.
 type panicTools struct{ fakeTools }
 
-func (panicTools) Call(context.Context, string, rawjson.Value, string) ([]byte, bool, bool) {
+func (panicTools) Call(context.Context, string, rawjson.Value, string) ([]byte, bool, bool, time.Duration) {
 	panic("bug in a tool")
 }
 

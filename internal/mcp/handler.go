@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/accesslog"
@@ -51,7 +52,8 @@ type Options struct {
 	// Authorize, when set, resolves a request's credentials into the
 	// Authorization header sent to Memos and whether the grant is
 	// read-only, or refuses the request (a 401 that starts authorization).
-	// When nil the caller's Authorization goes to Memos as it is.
+	// When nil the caller's Authorization goes to Memos as it is. ctx is
+	// the request's: checking the credentials may ask Memos.
 	Authorize func(ctx context.Context, req *web.Request) (authorization string, readOnly bool, refusal *web.Response)
 	// ReadOnlyTools is what a read-only grant is served: a subset of Tools.
 	ReadOnlyTools Tools
@@ -72,8 +74,9 @@ type Tools interface {
 	ListJSON() []byte
 	// Call runs the named tool and returns a CallToolResult object as JSON.
 	// ok is false when no tool has that name; refused is true when Memos
-	// refused the credentials (the result says so too).
-	Call(ctx context.Context, name string, args rawjson.Value, authorization string) (result []byte, ok, refused bool)
+	// refused the credentials (the result says so too); wait is how long
+	// Memos asked to wait before retrying (its 429), 0 for other answers.
+	Call(ctx context.Context, name string, args rawjson.Value, authorization string) (result []byte, ok, refused bool, wait time.Duration)
 }
 
 // Handler answers POST requests at the MCP endpoint. It holds no per-client
@@ -99,6 +102,9 @@ type grant struct {
 	readOnly     bool
 	insufficient bool // a tool call needed more than the grant allows
 	refused      bool // Memos refused the credentials in a tool call
+	// wait is the longest wait Memos asked for in a tool call (its 429),
+	// which the answer's Retry-After passes on.
+	wait time.Duration
 }
 
 type grantKey struct{}
@@ -193,6 +199,11 @@ func (h *Handler) Serve(ctx context.Context, req *web.Request) *web.Response {
 	}
 	if g.insufficient && !body.IsArray() && h.opts.ScopeChallenge != nil {
 		header["www-authenticate"] = h.opts.ScopeChallenge(req)
+	}
+	if g.wait > 0 {
+		// The status stays 200, so that clients read the tool's result; the
+		// field tells those that look when Memos takes calls again.
+		header["retry-after"] = strconv.FormatInt(int64((g.wait+time.Second-1)/time.Second), 10)
 	}
 	return jsonResponse(r.status, header, r.body)
 }

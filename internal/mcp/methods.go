@@ -110,8 +110,9 @@ func (h *Handler) toolsCall(ctx context.Context, c *call) reply {
 	if g.readOnly {
 		tools = h.opts.ReadOnlyTools
 	}
-	result, ok, refused := tools.Call(ctx, name.Str, args, c.req.Header.Get("authorization"))
+	result, ok, refused, wait := tools.Call(ctx, name.Str, args, c.req.Header.Get("authorization"))
 	g.refused = g.refused || refused
+	g.wait = max(g.wait, wait)
 	if !ok && g.readOnly && h.fullNames()[name.Str] {
 		g.insufficient = true
 		return h.fail(c, 403, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
@@ -14,8 +15,8 @@ import (
 type readOnlyTools struct{}
 
 func (readOnlyTools) ListJSON() []byte { return []byte(`[]`) }
-func (readOnlyTools) Call(context.Context, string, rawjson.Value, string) ([]byte, bool, bool) {
-	return nil, false, false
+func (readOnlyTools) Call(context.Context, string, rawjson.Value, string) ([]byte, bool, bool, time.Duration) {
+	return nil, false, false, 0
 }
 
 // A read-only grant lists the read-only tools only, and a call to a tool

@@ -18,7 +18,7 @@ const maxNesting = 64
 const corsAllowHeaders = "authorization, content-type, accept, mcp-protocol-version, mcp-method, mcp-name, mcp-session-id, last-event-id"
 
 // corsExposeHeaders are the response headers a browser client may read.
-const corsExposeHeaders = "mcp-protocol-version, mcp-session-id, www-authenticate"
+const corsExposeHeaders = "mcp-protocol-version, mcp-session-id, www-authenticate, retry-after"
 
 // admit applies the HTTP rules that come before any JSON-RPC: the Origin
 // rules and CORS. It returns the headers every answer to this request

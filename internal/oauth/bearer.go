@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/caller"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/seal"
@@ -28,7 +29,12 @@ func (s *Server) Authorize(ctx context.Context, req *web.Request) (authorization
 		if !s.opts.AcceptMemosTokens {
 			return "", false, unauthorized(req, "invalid_token", "this server accepts only the access tokens it issues")
 		}
-		return raw, false, nil // a Memos token, for clients that can send one
+		// A Memos token, for clients that can send one, once Memos has
+		// accepted it.
+		if refusal := s.verify(ctx, req, token); refusal != nil {
+			return "", false, refusal
+		}
+		return "Bearer " + token, false, nil
 	}
 	r, err := s.open(purposeAccess, accessPrefix, token)
 	switch {
@@ -46,8 +52,28 @@ func (s *Server) Authorize(ctx context.Context, req *web.Request) (authorization
 		logline.Print("grant store: ", err.Error())
 		return "", false, oauthError(503, "temporarily_unavailable", "the gateway cannot check this grant right now: try again shortly")
 	}
+	if refusal := s.verify(ctx, req, r.Token); refusal != nil {
+		return "", false, refusal
+	}
 	return "Bearer " + r.Token, !hasScope(r.Scope, ScopeWrite), nil
 }
+
+// verify checks with Memos (at most once a minute per token and isolate)
+// that it still accepts a Memos token: one deleted in Memos, or unknown,
+// is refused here rather than served as an anonymous visitor.
+func (s *Server) verify(ctx context.Context, req *web.Request, token string) *web.Response {
+	_, err := s.opts.Callers.Verify(ctx, token)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, caller.ErrRefused):
+		return unauthorized(req, "invalid_token", revokedMessage)
+	}
+	logline.Print("checking a Memos token: ", err.Error())
+	return oauthError(503, "temporarily_unavailable", "the gateway could not check the credentials with Memos, so nothing was sent: "+err.Error())
+}
+
+const revokedMessage = "Memos does not accept the token behind this credential (it was deleted or has expired): connect again"
 
 // bearerToken returns the token of an Authorization header value, and
 // whether the value is of the Bearer scheme with a token.
@@ -57,17 +83,18 @@ func bearerToken(authorization string) (string, bool) {
 	return token, strings.EqualFold(scheme, "bearer") && token != ""
 }
 
-// Revoked answers an /mcp request whose access token Memos no longer
-// honours: the Memos token inside was deleted (as the consent page tells
-// people they may) or expired. The 401 sends the client to refresh, which
-// checks the Memos token and fails, and then to sign in again. A plain
-// Memos token gets nil: no client can renew it, and the tool's error
-// result says what happened.
+// Revoked answers an /mcp request whose Memos token Memos refused in a tool
+// call although it was accepted moments before: it was deleted (as the
+// consent page tells people they may) or expired since. The token is
+// forgotten, and the 401 sends the client to refresh, which checks the
+// Memos token and fails, and then to sign in again.
 func (s *Server) Revoked(req *web.Request) *web.Response {
-	if token, _ := bearerToken(req.Header.Get("authorization")); !strings.HasPrefix(token, accessPrefix) {
-		return nil
+	token, _ := bearerToken(req.Header.Get("authorization"))
+	if r, err := s.open(purposeAccess, accessPrefix, token); err == nil {
+		token = r.Token
 	}
-	return unauthorized(req, "invalid_token", "Memos no longer accepts the token behind this grant (it was deleted or has expired): connect again")
+	s.opts.Callers.Forget(token)
+	return unauthorized(req, "invalid_token", revokedMessage)
 }
 
 // ScopeChallenge is the WWW-Authenticate value of the 403 a read-only grant

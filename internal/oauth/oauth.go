@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/caller"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/grants"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/seal"
@@ -71,6 +72,9 @@ type Options struct {
 	Memos Memos
 	// Store remembers grants' generations and sign-in attempts.
 	Store grants.Store
+	// Callers checks with Memos the Memos tokens behind bearer tokens
+	// before anything goes upstream with them.
+	Callers *caller.Verifier
 	// Fetch fetches client ID metadata documents.
 	Fetch web.Doer
 	// Instance names the Memos instance on the consent page.

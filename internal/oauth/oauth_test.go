@@ -15,6 +15,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/caller"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/grants"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/seal"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
@@ -149,6 +150,7 @@ func newHarness(t *testing.T, secret string) *harness {
 	h.store = &faultyStore{Memory: grants.NewMemory(func() time.Time { return h.now })}
 	h.s = New(Options{
 		Keys: keys, Memos: h.memos, Store: h.store, Instance: "memos.example.com", AcceptMemosTokens: true,
+		Callers: caller.New(h.memos.CurrentUser, caller.Options{Now: func() time.Time { return h.now }}),
 		Fetch: docServer{"https://client.example.org/meta.json": `{"client_id":"https://client.example.org/meta.json","client_name":"Doc App","redirect_uris":["` + callback + `"]}`,
 			"https://liar.example.org/meta.json": `{"client_id":"https://client.example.org/meta.json","redirect_uris":["` + callback + `"]}`},
 		Now: func() time.Time { return h.now },
@@ -524,6 +526,7 @@ func TestAuthorize(t *testing.T) {
 		{name: "no token", auth: "", acceptMemos: true},
 		{name: "Memos token", auth: "Bearer memos_pat_pasted", acceptMemos: true, want: "Bearer memos_pat_pasted"},
 		{name: "Memos token refused", auth: "Bearer memos_pat_pasted", wantErr: "invalid_token"},
+		{name: "Memos token unknown to Memos", auth: "Bearer memos_pat_made_up", acceptMemos: true, wantErr: "invalid_token"},
 		{name: "tampered", auth: "Bearer " + access[:len(access)-3] + "AAA", acceptMemos: true, wantErr: "invalid_token"},
 		{name: "another secret", auth: "Bearer " + foreignAccess, acceptMemos: true, wantErr: "invalid_token"},
 		{name: "expired", auth: "Bearer " + access, acceptMemos: true, later: accessTTL, wantErr: "invalid_token"},
@@ -573,8 +576,10 @@ func TestRevoked(t *testing.T) {
 	if !strings.Contains(gjson.GetBytes(resp.Body, "error_description").Str, "connect again") {
 		t.Errorf("description: %s", resp.Body)
 	}
-	if resp := h.s.Revoked(mcpRequest("Bearer memos_pat_pasted")); resp != nil {
-		t.Errorf("a plain Memos token: %d %s", resp.Status, resp.Body)
+	// A plain Memos token is refused the same way, and forgotten: the next
+	// request asks Memos again.
+	if resp := h.s.Revoked(mcpRequest("Bearer memos_pat_pasted")); resp == nil || resp.Status != 401 {
+		t.Errorf("a plain Memos token: %+v", resp)
 	}
 }
 
@@ -735,10 +740,11 @@ func TestMetadata(t *testing.T) {
 func BenchmarkAuthorize(b *testing.B) {
 	keys, _ := seal.New(testSecret, "")
 	store := grants.NewMemory(nil)
-	s := New(Options{Keys: keys, Memos: newFakeMemos(), Store: store})
+	memos := newFakeMemos()
+	s := New(Options{Keys: keys, Memos: memos, Store: store, Callers: caller.New(memos.CurrentUser, caller.Options{})})
 	store.Advance(context.Background(), grantKey("g"), 0, time.Now().Add(time.Hour))
 	store.Advance(context.Background(), grantKey("g"), 1, time.Now().Add(time.Hour))
-	access := s.seal(purposeAccess, accessPrefix, record{Token: "memos_pat_" + strings.Repeat("x", 32), Scope: scopeAll,
+	access := s.seal(purposeAccess, accessPrefix, record{Token: "memos_pat_pasted", Scope: scopeAll,
 		Client: clientRef("https://claude.ai/oauth/mcp-oauth-client-metadata"), Resource: base + "/mcp", Grant: "g"}, accessTTL)
 	req := mcpRequest("Bearer " + access)
 	for b.Loop() {
@@ -829,4 +835,16 @@ type countingMemos struct {
 func (c *countingMemos) SignIn(ctx context.Context, username, pw string) (string, string, error) {
 	c.signIns++
 	return c.fakeMemos.SignIn(ctx, username, pw)
+}
+
+// A grant whose Memos token was deleted in Memos is refused at /mcp, not
+// served as an anonymous visitor.
+func TestGrantTokenDeletedInMemos(t *testing.T) {
+	h := newHarness(t, testSecret)
+	id, _ := h.registerClient("none")
+	access := gjson.GetBytes(h.tokens(id, "", h.code(id, "write"), verifier).Body, "access_token").Str
+	h.memos.DeleteToken(context.Background(), "memos_pat_x", "users/ann/personalAccessTokens/memos_pat_x")
+	if _, _, refusal := h.s.Authorize(context.Background(), mcpRequest("Bearer "+access)); refusal == nil || refusal.Status != 401 {
+		t.Errorf("a grant whose Memos token is gone: %v", refusal)
+	}
 }

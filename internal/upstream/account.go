@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
@@ -22,6 +23,26 @@ type refusedError struct{}
 
 func (refusedError) Error() string { return "Memos did not accept these credentials" }
 func (refusedError) Refused() bool { return true }
+
+// accountError is any other failure of the calls below. Its methods let
+// callers tell Memos' rate limit and its challenge apart, without importing
+// this package:
+//   - RetryAfter reports a 429 and how long Memos asked to wait;
+//   - ChallengeRequired reports that Memos asks for a challenge (a captcha)
+//     that the gateway cannot show.
+type accountError struct {
+	msg       string
+	wait      time.Duration
+	limited   bool
+	challenge bool
+}
+
+func (e *accountError) Error() string                     { return e.msg }
+func (e *accountError) RetryAfter() (time.Duration, bool) { return e.wait, e.limited }
+func (e *accountError) ChallengeRequired() bool           { return e.challenge }
+
+// errChallenge explains a sign-in Memos refused for want of a challenge.
+const errChallenge = "this Memos instance asks for a challenge (a captcha) at sign-in, which only its own web app can show: sign in there, create an access token (Settings, Access Tokens) and use that token instead of the password"
 
 // SignIn signs in to Memos with a username and password and returns the
 // short-lived access token it issues and the user's resource name.
@@ -94,8 +115,8 @@ func (c *Client) InstanceName() string {
 }
 
 // account sends one request of the calls above and returns its JSON answer.
-// A 400, 401 or 403 is ErrBadCredentials; any other failure is explained as
-// a tool call's would be.
+// Memos' 400, 401 or 403 is ErrBadCredentials, unless it asks for a challenge; any
+// other failure is an *accountError explained as a tool call's would be.
 func (c *Client) account(ctx context.Context, method, path, bearer string, body []byte) (rawjson.Value, error) {
 	if strings.Contains(path, "..") || strings.ContainsAny(path, "?#") {
 		return rawjson.Value{}, errors.New("not a Memos resource name")
@@ -111,19 +132,31 @@ func (c *Client) account(ctx context.Context, method, path, bearer string, body 
 	}
 	resp, err := c.doer.Do(ctx, req)
 	if err != nil {
-		return rawjson.Value{}, errors.New(c.failure(ctx, err))
+		return rawjson.Value{}, &accountError{msg: c.failure(ctx, err)}
 	}
 	switch {
-	case resp.Status == 400 || resp.Status == 401 || resp.Status == 403:
+	case resp.Status == 429:
+		msg, _ := c.refusal(resp)
+		e := &accountError{msg: msg}
+		if e.wait, e.limited = retryAfter(resp, time.Now()); e.limited {
+			e.wait = max(e.wait, time.Second)
+			e.msg += " (retry after " + waitText(e.wait) + ")"
+		}
+		return rawjson.Value{}, e
+	case resp.Status >= 400 && resp.Status <= 499 && challengeRequired(resp.Body):
+		return rawjson.Value{}, &accountError{msg: errChallenge, challenge: true}
+	case (resp.Status == 400 || resp.Status == 401 || resp.Status == 403) && memosJSON(resp.Body):
+		// Memos' own refusal: a page of Cloudflare Access refusing the
+		// service token says nothing of the person's credentials.
 		return rawjson.Value{}, ErrBadCredentials
 	case resp.Status < 200 || resp.Status > 299:
 		msg, _ := c.refusal(resp)
-		return rawjson.Value{}, errors.New(msg)
+		return rawjson.Value{}, &accountError{msg: msg}
 	case len(resp.Body) == 0:
 		return rawjson.Value{}, nil
 	case !rawjson.ValidBytes(resp.Body):
 		msg, _ := c.notJSON(resp)
-		return rawjson.Value{}, errors.New(msg)
+		return rawjson.Value{}, &accountError{msg: msg}
 	}
 	return rawjson.ParseBytes(resp.Body), nil
 }

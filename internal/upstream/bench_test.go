@@ -29,7 +29,7 @@ func benchmarkCall(b *testing.B, tool, args, answer string) {
 	c := New(testConfig(), cannedDoer{&web.Response{Status: 200, Header: web.Header{"content-type": "application/json"}, Body: []byte(answer)}})
 	a := rawjson.Parse(args)
 	ctx := context.Background()
-	if res, _, _ := c.Call(ctx, tool, a, "Bearer memos_pat_x"); gjson.GetBytes(res, "isError").Bool() {
+	if res, _, _, _ := c.Call(ctx, tool, a, "Bearer memos_pat_x"); gjson.GetBytes(res, "isError").Bool() {
 		b.Fatalf("tool error: %s", res)
 	}
 	b.ReportAllocs()

@@ -279,7 +279,7 @@ func TestAnonymousBehindAccess(t *testing.T) {
 	for _, auth := range []string{"", "Bearer ", "bearer", "  "} {
 		doer := &fakeDoer{probes: true}
 		c := New(cfg, doer)
-		res, ok, _ := c.Call(t.Context(), "memo_get_memo", rawjson.Parse(`{"memo":"a"}`), auth)
+		res, ok, _, _ := c.Call(t.Context(), "memo_get_memo", rawjson.Parse(`{"memo":"a"}`), auth)
 		text := gjson.GetBytes(res, "content.0.text").Str
 		if !ok || !gjson.GetBytes(res, "isError").Bool() || !strings.Contains(text, "behind Cloudflare Access") || strings.Contains(string(res), "shh") {
 			t.Errorf("call with Authorization %q behind Access: %s", auth, res)

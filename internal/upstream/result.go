@@ -28,8 +28,9 @@ var errNeedsToken = errors.New("this Memos instance is behind Cloudflare Access,
 // send runs req against Memos and turns the outcome into a CallToolResult.
 // learnt returns once the instance's version is known, if it is being
 // learnt beside this call. refused reports Memos refusing the request's
-// credentials.
-func (c *Client) send(ctx context.Context, t *registry.Tool, req *web.Request, learnt func()) (result []byte, refused bool) {
+// credentials; wait is how long Memos asked to wait before retrying (a 429),
+// 0 for any other answer.
+func (c *Client) send(ctx context.Context, t *registry.Tool, req *web.Request, learnt func()) (result []byte, refused bool, wait time.Duration) {
 	req.Timeout = c.cfg.Timeout
 	entry := accesslog.From(ctx)
 	resp, err := c.doer.Do(ctx, req)
@@ -42,18 +43,25 @@ func (c *Client) send(ctx context.Context, t *registry.Tool, req *web.Request, l
 		// the log gets the route template instead.
 		detail := strings.ReplaceAll(err.Error(), req.URL, c.endpoint(t.Path))
 		logline.Print("tool ", t.Name, ": ", t.Method, " ", t.Path, ": ", detail)
-		return errorResult(c.failure(ctx, err)), false
+		return errorResult(c.failure(ctx, err)), false, 0
 	}
 	entry.SetUpstream(resp.Status)
 	if resp.Status < 200 || resp.Status > 299 {
 		entry.SetOutcome(accesslog.ToolError)
 		msg, detail := c.refusal(resp)
 		logline.Print("tool ", t.Name, ": ", t.Method, " ", t.Path, ": HTTP ", strconv.Itoa(resp.Status), ": ", detail)
-		if resp.Status == 404 {
+		switch resp.Status {
+		case 404:
 			learnt()
 			msg += c.version.mismatchNote()
+		case 429:
+			var limited bool
+			if wait, limited = retryAfter(resp, time.Now()); limited {
+				wait = max(wait, time.Second)
+				msg += " (retry after " + waitText(wait) + ")"
+			}
 		}
-		return errorResult(msg), resp.Status == 401 && memosJSON(resp.Body)
+		return errorResult(msg), resp.Status == 401 && memosJSON(resp.Body), wait
 	}
 	obj, escapes, err := normalize(resp.Body)
 	if err != nil {
@@ -63,9 +71,9 @@ func (c *Client) send(ctx context.Context, t *registry.Tool, req *web.Request, l
 			msg, detail = c.notJSON(resp)
 		}
 		logline.Print("tool ", t.Name, ": ", t.Method, " ", t.Path, ": HTTP ", strconv.Itoa(resp.Status), ": ", detail)
-		return errorResult(msg), false
+		return errorResult(msg), false, 0
 	}
-	return successResult(obj, escapes), false
+	return successResult(obj, escapes), false, 0
 }
 
 // maxAnswerDepth bounds how deep arrays and objects may nest in an answer

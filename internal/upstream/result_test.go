@@ -93,7 +93,7 @@ func TestNormalize(t *testing.T) {
 func TestSuccessResult(t *testing.T) {
 	doer := &fakeDoer{resp: &web.Response{Status: 200, Header: web.Header{"content-type": "application/json"},
 		Body: []byte(`{"name": "memos/a", "content": "<b>\"hi\"</b> & more", "location": null}`)}}
-	res, _, _ := New(testConfig(), doer).Call(t.Context(), "memo_get_memo", rawjson.Parse(`{"memo":"a"}`), "")
+	res, _, _, _ := New(testConfig(), doer).Call(t.Context(), "memo_get_memo", rawjson.Parse(`{"memo":"a"}`), "")
 	r := gjson.ParseBytes(res)
 	want := `{"name":"memos/a","content":"<b>\"hi\"</b> & more"}`
 	if got := r.Get("structuredContent").Raw; got != want {
@@ -249,7 +249,7 @@ func TestUpstreamFailures(t *testing.T) {
 				cfg.AccessClientID, cfg.AccessClientSecret = "id.access", "access-secret-value"
 			}
 			doer := &fakeDoer{resp: tc.resp, err: tc.err}
-			res, _, refused := New(cfg, doer).Call(t.Context(), "memo_get_memo", rawjson.Parse(`{"memo":"secret-id"}`), "Bearer token-value")
+			res, _, refused, _ := New(cfg, doer).Call(t.Context(), "memo_get_memo", rawjson.Parse(`{"memo":"secret-id"}`), "Bearer token-value")
 			if refused != tc.refused {
 				t.Errorf("refused %v, want %v", refused, tc.refused)
 			}
@@ -287,7 +287,7 @@ func TestCancel(t *testing.T) {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}})
-	res, _, _ := c.Call(ctx, "memo_get_memo", rawjson.Parse(`{"memo":"a"}`), "")
+	res, _, _, _ := c.Call(ctx, "memo_get_memo", rawjson.Parse(`{"memo":"a"}`), "")
 	if got := gjson.GetBytes(res, "content.0.text").String(); got != "the call was cancelled before Memos answered" {
 		t.Errorf("cancel: got %q", got)
 	}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/accesslog"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
@@ -126,9 +127,9 @@ func (c *Client) Within(set *registry.Set) *View { return &View{c: c, set: set} 
 func (v *View) ListJSON() []byte { return v.set.ListJSON() }
 
 // Call runs the named tool when the view holds it; ok is false otherwise.
-func (v *View) Call(ctx context.Context, name string, args rawjson.Value, authorization string) (result []byte, ok, refused bool) {
+func (v *View) Call(ctx context.Context, name string, args rawjson.Value, authorization string) (result []byte, ok, refused bool, wait time.Duration) {
 	if _, ok := v.set.Lookup(name); !ok {
-		return nil, false, false
+		return nil, false, false, 0
 	}
 	return v.c.Call(ctx, name, args, authorization)
 }
@@ -137,11 +138,12 @@ func (v *View) Call(ctx context.Context, name string, args rawjson.Value, author
 // to Memos with the caller's Authorization header, and returns the
 // CallToolResult as JSON. ok is false only when no tool has that name;
 // every other failure is a result with isError set. refused reports that
-// it was Memos refusing the credentials (an HTTP 401 with its JSON error).
-func (c *Client) Call(ctx context.Context, name string, args rawjson.Value, authorization string) (result []byte, ok, refused bool) {
+// it was Memos refusing the credentials (an HTTP 401 with its JSON error);
+// wait, how long Memos asked to wait before a retry (an HTTP 429).
+func (c *Client) Call(ctx context.Context, name string, args rawjson.Value, authorization string) (result []byte, ok, refused bool, wait time.Duration) {
 	t, ok := c.tools[name]
 	if !ok {
-		return nil, false, false
+		return nil, false, false, 0
 	}
 	entry := accesslog.From(ctx)
 	entry.SetTool(name)
@@ -152,12 +154,12 @@ func (c *Client) Call(ctx context.Context, name string, args rawjson.Value, auth
 		// Access would refuse the call without the service token, which
 		// goes only with a caller's token: no need to ask it.
 		entry.SetOutcome(accesslog.ToolError)
-		return errorResult(errNeedsToken.Error()), true, false
+		return errorResult(errNeedsToken.Error()), true, false, 0
 	}
 	req, err := c.request(t, args, authorization)
 	if err != nil {
 		entry.SetOutcome(accesslog.ToolError)
-		return errorResult(err.Error()), true, false
+		return errorResult(err.Error()), true, false, 0
 	}
 	var learning sync.WaitGroup
 	if c.version.stale() {
@@ -168,8 +170,8 @@ func (c *Client) Call(ctx context.Context, name string, args rawjson.Value, auth
 	}
 	// A 404 explains a release mismatch, for which it waits until the
 	// version is learnt.
-	result, refused = c.send(ctx, t.def, req, learning.Wait)
-	return result, true, refused
+	result, refused, wait = c.send(ctx, t.def, req, learning.Wait)
+	return result, true, refused, wait
 }
 
 // request validates the arguments and builds the upstream request.

@@ -66,7 +66,7 @@ func testConfig() config.Config {
 // call runs a tool against doer and returns the result's text and isError.
 func call(t *testing.T, c *Client, name, args string) (text string, isError bool) {
 	t.Helper()
-	res, ok, _ := c.Call(context.Background(), name, rawjson.Parse(args), "Bearer tok")
+	res, ok, _, _ := c.Call(context.Background(), name, rawjson.Parse(args), "Bearer tok")
 	if !ok {
 		t.Fatalf("tool %s unknown", name)
 	}
@@ -152,7 +152,7 @@ func TestArgumentCost(t *testing.T) {
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
-			res, _, _ := c.Call(t.Context(), "memo_set_memo_relations", args, "Bearer tok")
+			res, _, _, _ := c.Call(t.Context(), "memo_set_memo_relations", args, "Bearer tok")
 			runtime.ReadMemStats(&after)
 			if text := gjson.GetBytes(res, "content.0.text").Str; text != tc.want {
 				t.Errorf("got %q, want %q", text, tc.want)
@@ -182,7 +182,7 @@ func TestArgumentErrorIsStable(t *testing.T) {
 
 func TestUnknownTool(t *testing.T) {
 	c := New(testConfig(), &fakeDoer{})
-	if res, ok, _ := c.Call(context.Background(), "no_such_tool", rawjson.Value{}, ""); ok || res != nil {
+	if res, ok, _, _ := c.Call(context.Background(), "no_such_tool", rawjson.Value{}, ""); ok || res != nil {
 		t.Errorf("Call(no_such_tool) = %s, %v; want nil, false", res, ok)
 	}
 }

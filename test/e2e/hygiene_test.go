@@ -177,10 +177,10 @@ func TestTokenNeverEchoed(t *testing.T) {
 		// caller; the log still must not.
 		input bool
 	}{
-		{name: "wrong scheme", auth: "Token " + tok, body: call(1, "auth_get_current_user", `{}`), status: 200},
+		{name: "wrong scheme", auth: "Token " + tok, body: call(1, "auth_get_current_user", `{}`), status: 401},
 		{name: "lower-case scheme", auth: "bearer " + tok, body: call(2, "auth_get_current_user", `{}`), status: 200},
-		{name: "token with a suffix", auth: "Bearer " + tok + "x", body: call(3, "auth_get_current_user", `{}`), status: 200},
-		{name: "two tokens", auth: "Bearer " + tok + ", Bearer " + tok, body: call(4, "auth_get_current_user", `{}`), status: 200},
+		{name: "token with a suffix", auth: "Bearer " + tok + "x", body: call(3, "auth_get_current_user", `{}`), status: 401},
+		{name: "two tokens", auth: "Bearer " + tok + ", Bearer " + tok, body: call(4, "auth_get_current_user", `{}`), status: 401},
 		{name: "unknown memo", auth: "Bearer " + tok, body: call(5, "memo_get_memo", `{"memo":"memos/doesnotexist"}`), status: 200},
 		{name: "invalid argument", auth: "Bearer " + tok, body: call(6, "memo_list_memos", `{"pageSize":"ten"}`), status: 200},
 		{name: "parse error", auth: "Bearer " + tok, body: `{"jsonrpc":"2.0","id":7,"method":"ping"`, status: 400},

@@ -1,0 +1,196 @@
+// Package caller decides whether the Memos token a caller brings belongs to a
+// Memos user, before anything of the caller's goes upstream with the
+// gateway's own credentials (the Cloudflare Access service token). Memos
+// treats a token it does not know as an anonymous visitor, so without this
+// check a made-up token would borrow the service token and read what the
+// owner hid behind Access.
+//
+// Memos is asked once per token (GET /api/v1/auth/me); the answer is kept in
+// the isolate's memory for a short time, keyed by a SHA-256 hash of the token
+// (never the token), in tables of bounded size.
+package caller
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"sync"
+	"time"
+)
+
+// ErrRefused is a token Memos does not accept: unknown, deleted or expired.
+var ErrRefused = errors.New("Memos does not accept this token")
+
+// Defaults of Options.
+const (
+	DefaultAccepted    = 60 * time.Second
+	DefaultRefused     = 5 * time.Second
+	DefaultStale       = 5 * time.Minute
+	DefaultMaxAccepted = 256
+	DefaultMaxRefused  = 1024
+)
+
+// Options tune a Verifier; zero fields take the defaults.
+type Options struct {
+	// Accepted is how long a token Memos accepted is taken as accepted
+	// without asking again; revoking a token in Memos takes effect at /mcp
+	// within this time (at once when a tool call finds it refused).
+	Accepted time.Duration
+	// Refused is how long a refused token is answered without asking again.
+	Refused time.Duration
+	// Stale is how long after Accepted an accepted answer still stands in
+	// when Memos cannot be asked (down, slow, rate-limiting): the token was
+	// Memos' own moments ago, and the tool call then explains the outage.
+	// A token never accepted is never forwarded on a failure.
+	Stale time.Duration
+	// MaxAccepted and MaxRefused bound the two tables. Refused tokens have
+	// their own table, so that a flood of made-up tokens cannot push out the
+	// real ones.
+	MaxAccepted, MaxRefused int
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+}
+
+// Check asks Memos whose token this is. An error with a method
+// Refused() bool that returns true means Memos refused the token; any other
+// error means Memos gave no answer about it.
+type Check func(ctx context.Context, token string) (user string, err error)
+
+// Verifier answers whether a token belongs to a Memos user.
+type Verifier struct {
+	check Check
+	opts  Options
+
+	mu       sync.Mutex
+	accepted map[key]entry
+	refused  map[key]entry
+	flights  map[key]*flight
+}
+
+// key is the SHA-256 hash of a token.
+type key [sha256.Size]byte
+
+type entry struct {
+	user string
+	at   time.Time // when Memos answered
+}
+
+// flight is a question to Memos under way, which later callers with the same
+// token wait for instead of asking again.
+type flight struct {
+	done chan struct{}
+	user string
+	err  error
+}
+
+// New returns a Verifier that asks check.
+func New(check Check, opts Options) *Verifier {
+	opts.Accepted = orDefault(opts.Accepted, DefaultAccepted)
+	opts.Refused = orDefault(opts.Refused, DefaultRefused)
+	opts.Stale = orDefault(opts.Stale, DefaultStale)
+	opts.MaxAccepted = orDefault(opts.MaxAccepted, DefaultMaxAccepted)
+	opts.MaxRefused = orDefault(opts.MaxRefused, DefaultMaxRefused)
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Verifier{check: check, opts: opts,
+		accepted: map[key]entry{}, refused: map[key]entry{}, flights: map[key]*flight{}}
+}
+
+func orDefault[T int | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+// Verify returns the resource name of the user token belongs to. The error
+// wraps ErrRefused when Memos refused the token; any other error is Memos'
+// failure to answer (the caller must then not forward the token).
+func (v *Verifier) Verify(ctx context.Context, token string) (string, error) {
+	k := key(sha256.Sum256([]byte(token)))
+	now := v.opts.Now()
+	v.mu.Lock()
+	if e, ok := v.accepted[k]; ok && now.Sub(e.at) < v.opts.Accepted {
+		v.mu.Unlock()
+		return e.user, nil
+	}
+	if e, ok := v.refused[k]; ok && now.Sub(e.at) < v.opts.Refused {
+		v.mu.Unlock()
+		return "", ErrRefused
+	}
+	f, asking := v.flights[k]
+	if !asking {
+		f = &flight{done: make(chan struct{})}
+		v.flights[k] = f
+	}
+	v.mu.Unlock()
+	if asking {
+		select {
+		case <-f.done:
+			return f.user, f.err
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}
+	f.user, f.err = v.ask(ctx, k, token)
+	close(f.done)
+	return f.user, f.err
+}
+
+// ask asks Memos about the token of k and records the answer.
+func (v *Verifier) ask(ctx context.Context, k key, token string) (string, error) {
+	user, err := v.check(ctx, token)
+	now := v.opts.Now()
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	delete(v.flights, k)
+	switch {
+	case err == nil && user != "":
+		delete(v.refused, k)
+		v.put(v.accepted, k, entry{user: user, at: now}, v.opts.MaxAccepted, v.opts.Accepted+v.opts.Stale)
+		return user, nil
+	case err == nil || isRefusal(err):
+		delete(v.accepted, k)
+		v.put(v.refused, k, entry{at: now}, v.opts.MaxRefused, v.opts.Refused)
+		return "", ErrRefused
+	}
+	if e, ok := v.accepted[k]; ok && now.Sub(e.at) < v.opts.Accepted+v.opts.Stale {
+		return e.user, nil
+	}
+	return "", err
+}
+
+// put adds e to table, making room first when it is full: entries older
+// than life go, and if none is, an arbitrary one.
+func (v *Verifier) put(table map[key]entry, k key, e entry, max int, life time.Duration) {
+	if _, ok := table[k]; !ok && len(table) >= max {
+		for old, o := range table {
+			if e.at.Sub(o.at) >= life {
+				delete(table, old)
+			}
+		}
+		for old := range table {
+			if len(table) < max {
+				break
+			}
+			delete(table, old)
+		}
+	}
+	table[k] = e
+}
+
+// Forget drops what is known of token, so that the next request with it asks
+// Memos again: a tool call found it refused.
+func (v *Verifier) Forget(token string) {
+	k := key(sha256.Sum256([]byte(token)))
+	v.mu.Lock()
+	delete(v.accepted, k)
+	v.mu.Unlock()
+}
+
+// isRefusal reports whether err says Memos refused the credentials.
+func isRefusal(err error) bool {
+	var r interface{ Refused() bool }
+	return errors.As(err, &r) && r.Refused()
+}

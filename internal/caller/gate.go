@@ -1,0 +1,97 @@
+package caller
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
+)
+
+// Authorize admits an /mcp request of a gateway without OAuth: a request
+// with no credentials stays anonymous (the upstream never lends it the
+// Access service token), a Bearer token goes on only once Memos has accepted
+// it, and anything else is refused before it reaches Memos. Its shape is
+// mcp.Options.Authorize.
+func (v *Verifier) Authorize(ctx context.Context, req *web.Request) (authorization string, readOnly bool, refusal *web.Response) {
+	raw := strings.TrimSpace(req.Header.Get("authorization"))
+	scheme, token, _ := strings.Cut(raw, " ")
+	token = strings.TrimSpace(token)
+	switch {
+	case token == "":
+		return "", false, nil // no header, or a scheme alone: no credentials
+	case !strings.EqualFold(scheme, "bearer") || strings.ContainsAny(token, " ,\t"):
+		return "", false, unauthorized("invalid_request", "send your Memos access token as Authorization: Bearer <token>")
+	}
+	_, err := v.Verify(ctx, token)
+	switch {
+	case err == nil:
+		return "Bearer " + token, false, nil
+	case errors.Is(err, ErrRefused):
+		return "", false, unauthorized("invalid_token", refusedToken)
+	}
+	return "", false, unavailable(err)
+}
+
+// refusedToken describes a token Memos refused.
+const refusedToken = "Memos does not accept this access token: it is unknown, was deleted or has expired; create a new one in Memos (Settings, Access Tokens) and connect again"
+
+// Revoked answers an /mcp request whose token Memos refused in a tool call,
+// although it had accepted it moments before: it was deleted or expired
+// since. The token is forgotten, and the 401 tells the client so.
+// An anonymous request keeps the tool's error result.
+func (v *Verifier) Revoked(req *web.Request) *web.Response {
+	_, token, _ := strings.Cut(strings.TrimSpace(req.Header.Get("authorization")), " ")
+	if token = strings.TrimSpace(token); token == "" {
+		return nil
+	}
+	v.Forget(token)
+	return unauthorized("invalid_token", refusedToken)
+}
+
+// unauthorized is a 401 with the challenge of RFC 6750, whose error code
+// makes MCP clients ask for new credentials, and the same words in a JSON
+// body for people.
+func unauthorized(code, description string) *web.Response {
+	resp := problem(401, code, description)
+	resp.Header["www-authenticate"] = `Bearer error="` + code + `", error_description="` + description + `"`
+	return resp
+}
+
+// unavailable answers a request whose token could not be checked because
+// Memos gave no answer about it: 429 with Retry-After when Memos asked to
+// slow down, 503 otherwise. Nothing is forwarded on a guess.
+func unavailable(err error) *web.Response {
+	msg := "the gateway could not check your access token with Memos, so nothing was sent: " + err.Error()
+	var limited interface {
+		RetryAfter() (time.Duration, bool)
+	}
+	if errors.As(err, &limited) {
+		if wait, ok := limited.RetryAfter(); ok {
+			resp := problem(429, "temporarily_unavailable", msg)
+			resp.Header["retry-after"] = seconds(wait)
+			return resp
+		}
+	}
+	return problem(503, "temporarily_unavailable", msg)
+}
+
+// problem is an error answer with an OAuth-style JSON body.
+func problem(status int, code, description string) *web.Response {
+	body := []byte(`{"error":`)
+	body = rawjson.AppendString(body, code)
+	body = append(body, `,"error_description":`...)
+	body = rawjson.AppendString(body, description)
+	body = append(body, '}')
+	return &web.Response{Status: status, Header: web.Header{"content-type": "application/json", "cache-control": "no-store"}, Body: body}
+}
+
+// seconds formats a wait as the delta-seconds of a Retry-After field,
+// rounded up and at least 1.
+func seconds(d time.Duration) string {
+	s := int64((d + time.Second - 1) / time.Second)
+	return strconv.FormatInt(max(s, 1), 10)
+}

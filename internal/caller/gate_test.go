@@ -1,0 +1,110 @@
+package caller
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
+	"github.com/tidwall/gjson"
+)
+
+// limited is Memos' 429 as upstream reports it.
+type limited struct{}
+
+func (limited) Error() string                     { return "429 Too Many Requests: too many requests, try again later" }
+func (limited) RetryAfter() (time.Duration, bool) { return 41500 * time.Millisecond, true }
+
+func TestAuthorize(t *testing.T) {
+	memos := map[string]string{"good": "users/alice"}
+	var asked int
+	v := New(func(_ context.Context, token string) (string, error) {
+		asked++
+		switch token {
+		case "busy":
+			return "", limited{}
+		case "far":
+			return "", errDown
+		}
+		if u, ok := memos[token]; ok {
+			return u, nil
+		}
+		return "", refusal{}
+	}, Options{})
+	for _, tc := range []struct {
+		name, header string
+		forwarded    string // the Authorization sent on
+		status       int    // of the refusal; 0 for none
+		code         string // the error of the body and the challenge
+		retryAfter   string
+		asked        int // checks of Memos
+	}{
+		{name: "no header", header: "", asked: 0},
+		{name: "scheme alone", header: "Bearer ", asked: 0},
+		{name: "accepted token", header: "Bearer good", forwarded: "Bearer good", asked: 1},
+		{name: "lower-case scheme", header: "bearer good", forwarded: "Bearer good", asked: 1},
+		{name: "made-up token", header: "Bearer not-a-real-token", status: 401, code: "invalid_token", asked: 1},
+		{name: "another scheme", header: "Basic Z29vZA==", status: 401, code: "invalid_request", asked: 0},
+		{name: "two tokens", header: "Bearer good, Bearer good", status: 401, code: "invalid_request", asked: 0},
+		{name: "Memos unreachable", header: "Bearer far", status: 503, code: "temporarily_unavailable", asked: 1},
+		{name: "Memos rate-limits the check", header: "Bearer busy", status: 429, code: "temporarily_unavailable", retryAfter: "42", asked: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			asked = 0
+			v.Forget("good")
+			req := &web.Request{Method: "POST", URL: "https://gw.example/mcp", Header: web.Header{"authorization": tc.header}}
+			got, readOnly, refusal := v.Authorize(t.Context(), req)
+			if asked != tc.asked || readOnly {
+				t.Errorf("%d checks of Memos (want %d), read-only %v", asked, tc.asked, readOnly)
+			}
+			if tc.status == 0 {
+				if refusal != nil || got != tc.forwarded {
+					t.Errorf("forwarded %q, refusal %v; want %q", got, refusal, tc.forwarded)
+				}
+				return
+			}
+			if refusal == nil || got != "" {
+				t.Fatalf("forwarded %q with no refusal; want %d", got, tc.status)
+			}
+			body := string(refusal.Body)
+			if refusal.Status != tc.status || gjson.Get(body, "error").Str != tc.code || gjson.Get(body, "error_description").Str == "" ||
+				refusal.Header.Get("retry-after") != tc.retryAfter || refusal.Header.Get("content-type") != "application/json" {
+				t.Errorf("%d %s %v", refusal.Status, body, refusal.Header)
+			}
+			if challenge := refusal.Header.Get("www-authenticate"); (tc.status == 401) != strings.HasPrefix(challenge, `Bearer error="`+tc.code+`", error_description="`) {
+				t.Errorf("challenge %q", challenge)
+			}
+			if strings.Contains(body, "Z29vZA") || strings.Contains(body, "not-a-real") {
+				t.Errorf("the answer echoes the credentials: %s", body)
+			}
+		})
+	}
+}
+
+// Revoked forgets the token a tool call found refused and answers 401.
+func TestRevoked(t *testing.T) {
+	memos := map[string]string{"good": "users/alice"}
+	asked := 0
+	v := New(func(_ context.Context, token string) (string, error) {
+		asked++
+		if u, ok := memos[token]; ok {
+			return u, nil
+		}
+		return "", refusal{}
+	}, Options{})
+	req := &web.Request{Method: "POST", URL: "https://gw.example/mcp", Header: web.Header{"authorization": "Bearer good"}}
+	v.Authorize(t.Context(), req)
+	delete(memos, "good")
+	resp := v.Revoked(req)
+	if resp.Status != 401 || !strings.Contains(resp.Header.Get("www-authenticate"), `error="invalid_token"`) {
+		t.Errorf("Revoked: %d %v", resp.Status, resp.Header)
+	}
+	if _, _, refusal := v.Authorize(t.Context(), req); refusal == nil || refusal.Status != 401 || asked != 2 {
+		t.Errorf("the next request: %v after %d checks, want 401 after 2", refusal, asked)
+	}
+	anonymous := &web.Request{Method: "POST", URL: "https://gw.example/mcp", Header: web.Header{}}
+	if resp := v.Revoked(anonymous); resp != nil {
+		t.Errorf("Revoked of an anonymous request: %d, want nil (the tool's error result stays)", resp.Status)
+	}
+}

@@ -1,0 +1,263 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tidwall/gjson"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/test/harness"
+)
+
+// passedAccess is a stand-in for Cloudflare Access in front of Memos that
+// records every request it let through with the service token: its path
+// and the Authorization it carried.
+type passedAccess struct {
+	mu     sync.Mutex
+	passed []string // "Bearer x /api/v1/…"
+}
+
+func startPassedAccess(t *testing.T, id, secret string) (string, *passedAccess) {
+	t.Helper()
+	target, _ := url.Parse(memos.URL)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	a := &passedAccess{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("CF-Access-Client-Id") != id || r.Header.Get("CF-Access-Client-Secret") != secret {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			io.WriteString(w, `<!DOCTYPE html><html><head><title>Sign in ・ Cloudflare Access</title></head><body></body></html>`)
+			return
+		}
+		a.mu.Lock()
+		a.passed = append(a.passed, r.Header.Get("Authorization")+" "+r.URL.Path)
+		a.mu.Unlock()
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, a
+}
+
+// with returns what passed with the Authorization header value auth.
+func (a *passedAccess) with(auth string) []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var paths []string
+	for _, p := range a.passed {
+		if rest, ok := strings.CutPrefix(p, auth+" "); ok {
+			paths = append(paths, rest)
+		}
+	}
+	return paths
+}
+
+// rpcPost sends one JSON-RPC message to /mcp with the Authorization given
+// ("" for none) and returns the answer.
+func rpcPost(t *testing.T, base, authorization, body string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+	if authorization != "" {
+		req.Header.Set("Authorization", authorization)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp, string(b)
+}
+
+const (
+	initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"e2e","version":"0"}}}`
+	listBody       = `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+	whoAmIBody     = `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"auth_get_current_user","arguments":{}}}`
+	listMemosBody  = `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"memo_list_memos","arguments":{}}}`
+)
+
+// refusedToken checks an answer of 401 with the invalid_token challenge and
+// a JSON body that says what is wrong.
+func refusedToken(t *testing.T, what string, resp *http.Response, body string) {
+	t.Helper()
+	challenge := resp.Header.Get("WWW-Authenticate")
+	if resp.StatusCode != 401 || !strings.HasPrefix(challenge, `Bearer error="invalid_token"`) ||
+		gjson.Get(body, "error").Str != "invalid_token" || !strings.Contains(gjson.Get(body, "error_description").Str, "Memos does not accept this access token") {
+		t.Errorf("%s: %d, WWW-Authenticate %q, %s; want 401 invalid_token", what, resp.StatusCode, challenge, body)
+	}
+}
+
+// newMemosToken creates a personal access token in Memos for the suite's
+// user, and returns it with the name that deletes it.
+func newMemosToken(t *testing.T) (token, name string) {
+	t.Helper()
+	b := memosAPI(t, "POST", "/api/v1/users/"+memos.Username+"/personalAccessTokens", `{"description":"e2e caller","expiresInDays":0}`)
+	token, name = gjson.Get(b, "token").Str, gjson.Get(b, "personalAccessToken.name").Str
+	if !strings.HasPrefix(token, patPrefix) || name == "" {
+		t.Fatalf("create token: %.100s", strings.ReplaceAll(b, token, "<token>"))
+	}
+	return token, name
+}
+
+// memosAPI calls Memos directly with the suite's token.
+func memosAPI(t *testing.T, method, path, body string) string {
+	t.Helper()
+	req, _ := http.NewRequest(method, memos.URL+path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+memos.Token)
+	resp, err := plainTransport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode/100 != 2 {
+		t.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, b)
+	}
+	return string(b)
+}
+
+// Without OAuth, a caller's token goes upstream with the Access service
+// token only once Memos has accepted it: a made-up token, a deleted one and
+// a credential of another scheme get 401 invalid_token at once (connect
+// included), and what reaches Memos of them is one question, GET
+// /api/v1/auth/me; a real token works; no credentials at all stay anonymous.
+func TestVerifiedCallers(t *testing.T) {
+	const id, secret = "stand-in.access", "stand-in-secret"
+	standIn, access := startPassedAccess(t, id, secret)
+	gw := startGateway(t, harness.WorkerOptions{Vars: map[string]string{
+		"MEMOS_URL": standIn, "CF_ACCESS_CLIENT_ID": id, "CF_ACCESS_CLIENT_SECRET": secret,
+	}})
+
+	t.Run("made-up token", func(t *testing.T) {
+		const made = "Bearer not-a-real-token"
+		for _, body := range []string{initializeBody, listBody, listMemosBody} {
+			resp, answer := rpcPost(t, gw.URL, made, body)
+			refusedToken(t, gjson.Get(body, "method").Str, resp, answer)
+		}
+		if got := access.with(made); len(got) != 1 || got[0] != "/api/v1/auth/me" {
+			t.Errorf("passed Access with the made-up token: %v; want one /api/v1/auth/me", got)
+		}
+	})
+
+	t.Run("another scheme", func(t *testing.T) {
+		const basic = "Basic bm90OmEtcmVhbC10b2tlbg=="
+		resp, answer := rpcPost(t, gw.URL, basic, listMemosBody)
+		if resp.StatusCode != 401 || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), `Bearer error="invalid_request"`) || gjson.Get(answer, "error").Str != "invalid_request" {
+			t.Errorf("%d %q %s", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), answer)
+		}
+		if got := access.with(basic); len(got) != 0 {
+			t.Errorf("passed Access with a Basic credential: %v", got)
+		}
+	})
+
+	t.Run("deleted token never seen", func(t *testing.T) {
+		token, name := newMemosToken(t)
+		memosAPI(t, "DELETE", "/api/v1/"+name, "")
+		resp, answer := rpcPost(t, gw.URL, "Bearer "+token, initializeBody)
+		refusedToken(t, "initialize", resp, answer)
+		// The Go SDK client cannot connect, and says it was refused.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := connectErr(ctx, gw.URL+"/mcp", token); err == nil || !strings.Contains(err.Error(), "Unauthorized") {
+			t.Errorf("connect with a deleted token: %v", err)
+		}
+		if got := access.with("Bearer " + token); len(got) != 1 || got[0] != "/api/v1/auth/me" {
+			t.Errorf("passed Access with the deleted token: %v; want one /api/v1/auth/me", got)
+		}
+	})
+
+	t.Run("token deleted during a session", func(t *testing.T) {
+		token, name := newMemosToken(t)
+		c := toolsAt(t, gw.URL, token)
+		if user := c.ok("auth_get_current_user", nil); str(user, "user.name") != "users/"+memos.Username {
+			t.Fatalf("current user: %v", user)
+		}
+		memosAPI(t, "DELETE", "/api/v1/"+name, "")
+		// Within the minute the gateway remembers the token, the tool call
+		// finds Memos refusing it, and the request is answered 401.
+		resp, answer := rpcPost(t, gw.URL, "Bearer "+token, whoAmIBody)
+		refusedToken(t, "the call after the deletion", resp, answer)
+		resp, answer = rpcPost(t, gw.URL, "Bearer "+token, listMemosBody)
+		refusedToken(t, "the next request", resp, answer)
+	})
+
+	t.Run("real token", func(t *testing.T) {
+		c := toolsAt(t, gw.URL, memos.Token)
+		if user := c.ok("auth_get_current_user", nil); str(user, "user.name") != "users/"+memos.Username {
+			t.Errorf("current user: %v", user)
+		}
+		c.ok("memo_list_memos", nil)
+	})
+
+	t.Run("no credentials", func(t *testing.T) {
+		resp, answer := rpcPost(t, gw.URL, "", listMemosBody)
+		if resp.StatusCode != 200 || !strings.Contains(gjson.Get(answer, "result.content.0.text").Str, "behind Cloudflare Access") {
+			t.Errorf("%d %s", resp.StatusCode, answer)
+		}
+		// The gateway's own probe of the instance profile is the only
+		// request that passes Access without a caller's token.
+		for _, path := range access.with("") {
+			if path != "/api/v1/instance/profile" {
+				t.Errorf("passed Access without a caller's token: %s", path)
+			}
+		}
+	})
+}
+
+// connectErr connects with the Go SDK client and returns its error.
+func connectErr(ctx context.Context, endpoint, token string) error {
+	client := mcp.NewClient(&mcp.Implementation{Name: "memos-mcp-edge-e2e", Version: "0"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{
+		Endpoint: endpoint, HTTPClient: bearer(token), DisableStandaloneSSE: true, MaxRetries: -1,
+	}, nil)
+	if err == nil {
+		cs.Close()
+	}
+	return err
+}
+
+// A tool call that Memos answers with 429 is a tool error that says when to
+// retry, and the /mcp answer (still 200) carries Retry-After.
+func TestRateLimitRelayed(t *testing.T) {
+	proxy := startFaultProxy(t)
+	gw := startGateway(t, harness.WorkerOptions{Vars: map[string]string{"MEMOS_URL": proxy.URL()}})
+	proxy.set(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/v1/auth/me" || r.URL.Path == "/api/v1/instance/profile" {
+			proxy.pass.ServeHTTP(w, r)
+			return
+		}
+		// Memos v0.31's answer over a rate limit.
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Retry-After", "42")
+		w.Header().Set("RateLimit", `"authenticated";r=0;t=42`)
+		w.WriteHeader(http.StatusTooManyRequests)
+		var b bytes.Buffer
+		json.NewEncoder(&b).Encode(map[string]any{"code": 8, "message": "too many requests, try again later", "details": []any{
+			map[string]any{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "RATE_LIMITED", "domain": "memos.api.v1",
+				"metadata": map[string]string{"scope": "authenticated", "retry_after_seconds": "42", "limit": "600", "window_seconds": "60", "remaining": "0"}},
+			map[string]any{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "42s"},
+		}})
+		w.Write(b.Bytes())
+	})
+	resp, answer := rpcPost(t, gw.URL, "Bearer "+memos.Token, listMemosBody)
+	text := gjson.Get(answer, "result.content.0.text").Str
+	if resp.StatusCode != 200 || resp.Header.Get("Retry-After") != "42" || !gjson.Get(answer, "result.isError").Bool() ||
+		text != "429 Too Many Requests: too many requests, try again later (retry after 42 seconds)" {
+		t.Errorf("%d, Retry-After %q: %s", resp.StatusCode, resp.Header.Get("Retry-After"), answer)
+	}
+}
