@@ -232,3 +232,30 @@ func parseIPv6Host(s string) (Host, error) {
 	}
 	return Host{Name: string(append(b, ']')), Kind: IPv6, IP: ip}, nil
 }
+
+var errPortRange = errors.New("port is over 65535")
+
+// Origin returns the scheme, host and port of an http or https URL as the
+// URL Standard serializes its origin (scheme://host[:port], the scheme's
+// default port left out, a port's leading zeros dropped), and its host.
+func Origin(u URL) (string, Host, error) {
+	h, err := ParseHost(u.Hostname())
+	if err != nil {
+		return "", Host{}, err
+	}
+	rest := u.Host
+	if strings.HasPrefix(rest, "[") {
+		_, rest, _ = strings.Cut(rest, "]")
+	}
+	port := ""
+	if _, digits, ok := strings.Cut(rest, ":"); ok && digits != "" {
+		n, err := strconv.ParseUint(digits, 10, 16)
+		if err != nil {
+			return "", Host{}, errPortRange
+		}
+		if !(u.Scheme == "https" && n == 443 || u.Scheme == "http" && n == 80) {
+			port = ":" + strconv.FormatUint(n, 10)
+		}
+	}
+	return u.Scheme + "://" + h.Name + port, h, nil
+}

@@ -39,6 +39,9 @@ func hostURLs(hosts []string) []string {
 	for _, h := range hosts {
 		urls = append(urls, "https://"+h+"/", "http://"+h+":8080/x")
 	}
+	for _, port := range []string{":", ":443", ":0443", ":80", ":0", ":65535", ":65536", ":99999999999999999999", ":8080"} {
+		urls = append(urls, "https://example.com"+port+"/", "http://[::1]"+port+"/", "http://127.1"+port+"/")
+	}
 	return urls
 }
 
@@ -110,10 +113,13 @@ func ipv4Spelling(a [4]byte, parts, form int, r *rand.Rand) string {
 	return s
 }
 
+// nodeURL is what Node's URL parser read in a URL; the zero value when it
+// refused the URL.
+type nodeURL struct{ Hostname, Origin string }
+
 // nodeURLs asks Node's WHATWG URL parser (the runtime's fetch and the
-// browsers use the same standard) for the hostname of each URL: "" when it
-// refuses the URL.
-func nodeURLs(t *testing.T, urls []string) []string {
+// browsers use the same standard) for the hostname and origin of each URL.
+func nodeURLs(t *testing.T, urls []string) []nodeURL {
 	t.Helper()
 	node, err := filepath.Abs(filepath.Join("..", "..", "node_modules", ".bin", "node"))
 	if err != nil {
@@ -134,18 +140,17 @@ func nodeURLs(t *testing.T, urls []string) []string {
 	if err != nil {
 		t.Fatalf("node: %v", err)
 	}
-	var hostnames []string
+	var hostnames []nodeURL
 	lines := bufio.NewScanner(bytes.NewReader(out))
 	for lines.Scan() {
-		var got *struct{ Hostname string }
+		var got *nodeURL
 		if err := json.Unmarshal(lines.Bytes(), &got); err != nil {
 			t.Fatalf("node wrote %q: %v", lines.Text(), err)
 		}
 		if got == nil {
-			hostnames = append(hostnames, "")
-		} else {
-			hostnames = append(hostnames, got.Hostname)
+			got = &nodeURL{}
 		}
+		hostnames = append(hostnames, *got)
 	}
 	if len(hostnames) != len(urls) {
 		t.Fatalf("node answered %d of %d URLs", len(hostnames), len(urls))
@@ -153,14 +158,13 @@ func nodeURLs(t *testing.T, urls []string) []string {
 	return hostnames
 }
 
-// parseURLHost is what the gateway does with a URL's host: Parse, then
-// ParseHost.
-func parseURLHost(u string) (Host, error) {
+// parseOrigin is what the gateway does with a URL: Parse, then Origin.
+func parseOrigin(u string) (string, Host, error) {
 	p, err := Parse(u)
 	if err != nil {
-		return Host{}, err
+		return "", Host{}, err
 	}
-	return ParseHost(p.Hostname())
+	return Origin(p)
 }
 
 // Every host ParseHost accepts is the host Node's URL parser reads, and an
@@ -174,12 +178,15 @@ func TestParseHostAgainstNode(t *testing.T) {
 	node := nodeURLs(t, urls)
 	accepted, agreedIP, punycode := 0, 0, 0
 	for i, u := range urls {
-		h, err := parseURLHost(u)
+		origin, h, err := parseOrigin(u)
 		if err != nil {
 			continue
 		}
 		accepted++
-		switch want := node[i]; {
+		if node[i].Hostname != "" && origin != node[i].Origin {
+			t.Errorf("%q: Origin %q, Node %q", u, origin, node[i].Origin)
+		}
+		switch want := node[i].Hostname; {
 		case want == "" && strings.Contains(h.Name, "xn--"):
 			punycode++
 		case want != h.Name:

@@ -1,6 +1,6 @@
 // Reads URLs, one JSON string a line, from stdin and writes for each, one
 // JSON value a line, what Node's WHATWG URL parser makes of it: its
-// hostname and port, or null when it refuses the URL. host_test.go runs it.
+// hostname and origin, or null when it refuses the URL. host_test.go runs it.
 import { createInterface } from 'node:readline';
 
 const out = [];
@@ -8,7 +8,7 @@ for await (const line of createInterface({ input: process.stdin })) {
   let answer = null;
   try {
     const u = new URL(JSON.parse(line));
-    answer = { hostname: u.hostname, port: u.port };
+    answer = { hostname: u.hostname, origin: u.origin };
   } catch {}
   out.push(JSON.stringify(answer));
 }
