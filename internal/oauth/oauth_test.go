@@ -311,7 +311,7 @@ func TestTokenRefusals(t *testing.T) {
 		{name: "code of another client", body: form("grant_type", "authorization_code", "code", code, "code_verifier", verifier), basic: otherID + ":" + otherSecret, status: 400, want: "invalid_grant"},
 		{name: "wrong client secret", body: form("grant_type", "authorization_code", "code", code, "code_verifier", verifier), basic: id + ":nope", status: 401, want: "invalid_client"},
 		{name: "unknown client", body: form("grant_type", "authorization_code", "code", code, "code_verifier", verifier, "client_id", "whoever"), status: 401, want: "invalid_client"},
-		{name: "unknown grant", body: form("grant_type", "password", "client_id", id, "client_secret", secret), status: 400, want: "unsupported_grant_type"},
+		{name: "unknown grant", body: form("grant_type", "password"), basic: id + ":" + secret, status: 400, want: "unsupported_grant_type"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			header := web.Header{"content-type": "application/x-www-form-urlencoded"}
@@ -326,7 +326,8 @@ func TestTokenRefusals(t *testing.T) {
 	}
 	// An expired code.
 	h.now = h.now.Add(codeTTL)
-	resp := h.do("POST", "/token", formHeader, form("grant_type", "authorization_code", "code", code, "code_verifier", verifier, "client_id", id, "client_secret", secret))
+	basic := web.Header{"content-type": "application/x-www-form-urlencoded", "authorization": "Basic " + base64.StdEncoding.EncodeToString([]byte(id+":"+secret))}
+	resp := h.do("POST", "/token", basic, form("grant_type", "authorization_code", "code", code, "code_verifier", verifier))
 	if oauthErr(resp) != "invalid_grant" {
 		t.Errorf("expired code: %d %s", resp.Status, resp.Body)
 	}
