@@ -77,7 +77,7 @@ func (s *Server) consentRequest(ctx context.Context, req *web.Request, q uri.Val
 		ClientID: c.ID, Name: c.Name, Redirect: redirect, State: q.Get("state"), Challenge: q.Get("code_challenge"),
 		Scope: scope, Resource: resource(req), Browser: browser,
 	}, consentTTL)
-	resp := s.consentPage(req, pending, c.Name, redirect, scope, "")
+	resp := s.consentPage(req, pending, c.Name, redirect, scope, defaultChoices(scope), "")
 	if fresh {
 		resp.Header["set-cookie"] = csrfCookie + "=" + browser + "; Path=/; Secure; HttpOnly; SameSite=Lax"
 	}
@@ -116,7 +116,7 @@ func (s *Server) consentAnswer(ctx context.Context, req *web.Request) *web.Respo
 	}
 	token, name, problem := s.memosToken(ctx, form, r.Name)
 	if problem != "" {
-		resp := s.consentPage(req, pending, r.Name, r.Redirect, r.Scope, problem)
+		resp := s.consentPage(req, pending, r.Name, r.Redirect, r.Scope, choicesFrom(form, r.Scope), problem)
 		resp.Status = 400
 		return resp
 	}

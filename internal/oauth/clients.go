@@ -159,6 +159,7 @@ func (s *Server) fetchClient(ctx context.Context, id, fetchURL string) (client, 
 	if len(c.Name) > maxNameLen {
 		return client{}, errors.New("its client ID metadata document's client_name is longer than " + strconv.Itoa(maxNameLen) + " bytes")
 	}
+	c.Name = cleanName(c.Name)
 	for _, u := range doc.Get("redirect_uris").Array() {
 		if !redirectAllowed(u.Str) {
 			return client{}, errors.New("its client ID metadata document lists a redirect URI that is not https to a DNS name, or http to a loopback address")
@@ -213,6 +214,7 @@ func (s *Server) register(req *web.Request) *web.Response {
 	case len(c.Name) > maxNameLen:
 		return withCORS(oauthError(400, "invalid_client_metadata", "client_name is longer than "+strconv.Itoa(maxNameLen)+" bytes"))
 	}
+	c.Name = cleanName(c.Name)
 	for _, g := range doc.Get("grant_types").Array() {
 		if g.Str != "authorization_code" && g.Str != "refresh_token" {
 			return withCORS(oauthError(400, "invalid_client_metadata", "grant_types may hold authorization_code and refresh_token only"))
