@@ -52,8 +52,9 @@ var (
 // last label is a number must be an IPv4 address, as there.
 //
 // It is stricter than the standard where being exact would need Unicode
-// tables (IDNA/UTS 46 mapping, which golang.org/x/net/idna would bring to
-// the wasm at about 85 KB gzip): a host holding a character beyond ASCII or
+// tables (IDNA/UTS 46 mapping: golang.org/x/net/idna in ParseHost's place
+// made the Worker's wasm 714 KB larger, 219 KB gzip, measured, as it brings
+// fmt and the normalization and bidi tables): a host holding a character beyond ASCII or
 // a percent sign is refused rather than mapped, and xn-- labels are taken
 // as written. DNS names must be LDH labels (letters, digits, inner hyphens,
 // 1 to 63 characters) of at most 253 characters in all; only the last label
