@@ -92,7 +92,7 @@ func (s *Server) consentRequest(ctx context.Context, req *web.Request, q uri.Val
 		ClientID: c.ID, Name: c.Name, Redirect: redirect, State: q.Get("state"), Challenge: q.Get("code_challenge"),
 		Scope: scope, Resource: resource(req), Browser: browser, Grant: randomToken(),
 	}, consentTTL)
-	resp := s.consentPage(req, pending, c.Name, redirect, scope, "")
+	resp := s.consentPage(req, pending, c.Name, redirect, scope, defaultChoices(scope), "")
 	if fresh {
 		resp.Header["set-cookie"] = csrfCookie + "=" + browser + "; Path=/; Secure; HttpOnly; SameSite=Lax"
 	}
@@ -125,16 +125,13 @@ func (s *Server) consentAnswer(ctx context.Context, req *web.Request) *web.Respo
 	if form.Get("decision") != "allow" {
 		return redirectTo(r.Redirect, uri.Values{"error": {"access_denied"}, "error_description": {"the person declined"}, "state": {r.State}, "iss": {iss}})
 	}
+	chosen := choicesFrom(form, r.Scope)
 	scope := ScopeRead
-	if form.Get("access") == "write" && hasScope(r.Scope, ScopeWrite) {
+	if chosen.Access == "write" {
 		scope = scopeAll
 	}
-	days, err := strconv.Atoi(form.Get("days"))
-	if err != nil || !slices.Contains(tokenDays, days) {
-		days = defaultTokenDays
-	}
 	again := func(status int, problem string) *web.Response {
-		resp := s.consentPage(req, pending, r.Name, r.Redirect, r.Scope, problem)
+		resp := s.consentPage(req, pending, r.Name, r.Redirect, r.Scope, chosen, problem)
 		resp.Status = status
 		return resp
 	}
@@ -144,7 +141,7 @@ func (s *Server) consentAnswer(ctx context.Context, req *web.Request) *web.Respo
 	}
 	// The consent is spent before the token is made: a page posted twice
 	// makes one grant and one token.
-	until := s.grantEnd(days)
+	until := s.grantEnd(chosen.Days)
 	switch moved, _, err := s.opts.Store.Advance(ctx, grantKey(r.Grant), 0, until); {
 	case err != nil:
 		logline.Print("grant store: ", err.Error())
@@ -156,7 +153,7 @@ func (s *Server) consentAnswer(ctx context.Context, req *web.Request) *web.Respo
 	if name == "" {
 		name = "an MCP client"
 	}
-	token, tokenName, err := s.opts.Memos.CreateToken(ctx, bearer, user, "MCP: "+name, days)
+	token, tokenName, err := s.opts.Memos.CreateToken(ctx, bearer, user, "MCP: "+name, chosen.Days)
 	if err != nil {
 		s.opts.Store.End(ctx, grantKey(r.Grant), until)
 		return errorPage(502, memosProblem(err, "Memos did not let this account create an access token.")+" Go back to the app and connect again.")
@@ -207,6 +204,16 @@ func (s *Server) signIn(ctx context.Context, req *web.Request, form uri.Values, 
 	}
 	if err == nil {
 		return bearer, user, "", 0
+	}
+	var limited interface{ RetryAfter() (time.Duration, bool) }
+	if errors.As(err, &limited) {
+		if wait, ok := limited.RetryAfter(); ok {
+			return "", "", "Memos is refusing sign-ins for now (too many attempts). Try again in " + minutes(wait) + ".", 429
+		}
+	}
+	var challenged interface{ ChallengeRequired() bool }
+	if errors.As(err, &challenged) && challenged.ChallengeRequired() {
+		return "", "", "This Memos instance asks for a captcha at sign-in, which only its own web app can show. Sign in there, create an access token under Settings, Access tokens, and paste it here instead.", 400
 	}
 	refused, status := "Memos did not accept this username and password.", 502
 	if pasted != "" {

@@ -49,41 +49,78 @@ func (s *Server) lookupClient(ctx context.Context, id string) (client, error) {
 		}
 		return client{ID: id, Name: r.Name, Redirects: r.Redirects, AuthMethod: r.AuthMethod}, nil
 	}
-	if s.documentURL(id) {
-		return s.fetchClient(ctx, id)
+	if fetchURL, ok := s.documentURL(id); ok {
+		return s.fetchClient(ctx, id, fetchURL)
 	}
 	return client{}, errUnknownClient
 }
 
-// redirectAllowed reports whether u may be a redirect URI: an absolute URL
-// without fragment or credentials, https, or http to a loopback host (native
-// apps, RFC 8252).
-func redirectAllowed(u string) bool {
+// checkedURL parses u, an absolute http(s) URL without fragment or
+// credentials, and reads its origin as the runtime's fetch and browsers
+// will (package uri's Origin): what is judged is the host they connect to.
+func checkedURL(u string) (uri.URL, string, uri.Host, bool) {
 	p, err := uri.Parse(u)
-	if err != nil || len(u) > maxURILen || p.Host == "" || p.Fragment != "" || strings.Contains(u, "#") || p.HasUser {
+	if err != nil || len(u) > maxURILen || p.Host == "" || p.Fragment != "" || strings.Contains(u, "#") || p.HasUser ||
+		p.Scheme != "https" && p.Scheme != "http" {
+		return uri.URL{}, "", uri.Host{}, false
+	}
+	origin, h, err := uri.Origin(p)
+	return p, origin, h, err == nil
+}
+
+// redirectAllowed reports whether u may be a redirect URI: https to a DNS
+// name (LDH labels, punycode as written) or a loopback address, or http to
+// a loopback address or localhost (native apps, RFC 8252). Its origin,
+// which the consent page's form-action names, can then hold nothing but
+// the scheme, that host and a port.
+func redirectAllowed(u string) bool {
+	p, _, h, ok := checkedURL(u)
+	if !ok {
 		return false
 	}
-	return p.Scheme == "https" || p.Scheme == "http" && uri.IsLoopbackHost(p.Hostname())
+	loopback := h.Kind != uri.DNSName && h.IP.IsLoopback()
+	if p.Scheme == "http" {
+		return loopback || h.Domain() == "localhost"
+	}
+	return h.Kind == uri.DNSName || loopback
 }
 
 // documentURL reports whether id may be a client ID metadata document's
-// URL: https with a path, on a public host name (loopback http only when
-// allowed, for tests).
-func (s *Server) documentURL(id string) bool {
-	p, err := uri.Parse(id)
-	if err != nil || len(id) > maxURILen || p.Host == "" || p.HasUser || p.Fragment != "" || strings.Contains(id, "#") || p.Path == "" || p.Path == "/" {
-		return false
+// URL, and returns the URL to fetch it from: id with its origin written
+// the way fetch reads it. It must be https with a path, on a public DNS
+// name: no IP address in any spelling, no single-label, special-use or
+// internal name. Plain http to a loopback host only when allowed, for
+// tests.
+func (s *Server) documentURL(id string) (string, bool) {
+	p, origin, h, ok := checkedURL(id)
+	if !ok || p.Path == "" || p.Path == "/" {
+		return "", false
 	}
-	if p.Scheme == "http" && s.opts.AllowLoopbackClients && uri.IsLoopbackHost(p.Hostname()) {
-		return true
+	switch {
+	case p.Scheme == "http" && s.opts.AllowLoopbackClients && (h.Kind != uri.DNSName && h.IP.IsLoopback() || h.Domain() == "localhost"):
+	case p.Scheme != "https" || h.Kind != uri.DNSName || !strings.Contains(h.Domain(), ".") || internalName(h.Domain()):
+		return "", false
 	}
-	if p.Scheme != "https" || uri.IsLoopbackHost(p.Hostname()) {
-		return false
+	// What follows the authority, as written: the path and query.
+	rest := id[len(p.Scheme)+len("://"):]
+	return origin + rest[strings.IndexByte(rest, '/'):], true
+}
+
+// internalNames are the suffixes no public client document lives under:
+// special-use names (RFC 6761, 6762, 7686, 9476; arpa holds home.arpa,
+// RFC 8375) and names networks commonly use inside.
+var internalNames = []string{"localhost", "local", "internal", "test", "invalid", "example", "onion", "alt", "arpa",
+	"lan", "home", "corp", "intranet", "private"}
+
+// internalName reports whether name (canonical: lower case, no trailing
+// dot) is, or is under, one of internalNames.
+func internalName(name string) bool {
+	for _, n := range internalNames {
+		if name == n || strings.HasSuffix(name, "."+n) {
+			return true
+		}
 	}
-	if ip, ok := uri.ParseIP(p.Hostname()); ok {
-		return ip.IsGlobalUnicast() && !ip.IsPrivate()
-	}
-	return strings.Contains(p.Hostname(), ".") && !strings.HasSuffix(p.Hostname(), ".local") && !strings.HasSuffix(p.Hostname(), ".internal")
+	return false
 }
 
 // clientCache keeps the client documents this isolate fetched, briefly.
@@ -99,7 +136,7 @@ type cachedClient struct {
 
 // fetchClient reads a client ID metadata document, within a size and time
 // limit, without following redirects.
-func (s *Server) fetchClient(ctx context.Context, id string) (client, error) {
+func (s *Server) fetchClient(ctx context.Context, id, fetchURL string) (client, error) {
 	now := s.opts.Now()
 	s.clients.mu.Lock()
 	cached, ok := s.clients.docs[id]
@@ -107,7 +144,7 @@ func (s *Server) fetchClient(ctx context.Context, id string) (client, error) {
 	if ok && cached.expires.After(now) {
 		return cached.c, nil
 	}
-	resp, err := s.opts.Fetch.Do(ctx, &web.Request{Method: "GET", URL: id, Header: web.Header{"accept": "application/json"}, Timeout: cimdTimeout})
+	resp, err := s.opts.Fetch.Do(ctx, &web.Request{Method: "GET", URL: fetchURL, Header: web.Header{"accept": "application/json"}, Timeout: cimdTimeout})
 	if err != nil { // Fetch refuses documents over DocumentMaxBytes
 		return client{}, errors.New("its client ID metadata document could not be fetched")
 	}
@@ -119,9 +156,13 @@ func (s *Server) fetchClient(ctx context.Context, id string) (client, error) {
 		return client{}, errors.New("its client ID metadata document names another client_id")
 	}
 	c := client{ID: id, Name: doc.Get("client_name").Str, AuthMethod: "none"}
+	if len(c.Name) > maxNameLen {
+		return client{}, errors.New("its client ID metadata document's client_name is longer than " + strconv.Itoa(maxNameLen) + " bytes")
+	}
+	c.Name = cleanName(c.Name)
 	for _, u := range doc.Get("redirect_uris").Array() {
-		if !redirectAllowed(u.Str) && !(s.opts.AllowLoopbackClients && strings.HasPrefix(u.Str, "http://")) {
-			return client{}, errors.New("its client ID metadata document lists a redirect URI that is not https or loopback http")
+		if !redirectAllowed(u.Str) {
+			return client{}, errors.New("its client ID metadata document lists a redirect URI that is not https to a DNS name, or http to a loopback address")
 		}
 		c.Redirects = append(c.Redirects, u.Str)
 	}
@@ -173,6 +214,7 @@ func (s *Server) register(req *web.Request) *web.Response {
 	case len(c.Name) > maxNameLen:
 		return withCORS(oauthError(400, "invalid_client_metadata", "client_name is longer than "+strconv.Itoa(maxNameLen)+" bytes"))
 	}
+	c.Name = cleanName(c.Name)
 	for _, g := range doc.Get("grant_types").Array() {
 		if g.Str != "authorization_code" && g.Str != "refresh_token" {
 			return withCORS(oauthError(400, "invalid_client_metadata", "grant_types may hold authorization_code and refresh_token only"))
@@ -189,7 +231,7 @@ func (s *Server) register(req *web.Request) *web.Response {
 	}
 	for _, u := range uris.Array() {
 		if !redirectAllowed(u.Str) {
-			return withCORS(oauthError(400, "invalid_redirect_uri", "redirect URIs must be https, or http on a loopback host, without a fragment"))
+			return withCORS(oauthError(400, "invalid_redirect_uri", "redirect URIs must be https to a DNS name (ASCII, punycode for other scripts) or a loopback address, or http to a loopback address or localhost, without a fragment"))
 		}
 		c.Redirects = append(c.Redirects, u.Str)
 	}
@@ -224,17 +266,24 @@ func (s *Server) registration(req *web.Request, c client) []byte {
 }
 
 // authenticateClient finds the client of a token or revocation request and
-// checks its credentials: HTTP Basic, or client_id and client_secret in the
-// form; a public client sends its client_id only.
+// checks its credentials the way it registered (RFC 7591
+// token_endpoint_auth_method): client_secret_basic with HTTP Basic only,
+// client_secret_post with client_id and client_secret in the form only; a
+// public client ("none", every CIMD client) sends its client_id only. One
+// request uses one method (RFC 6749 section 2.3).
 func (s *Server) authenticateClient(ctx context.Context, req *web.Request, form uri.Values) (client, *web.Response) {
-	id, secret := form.Get("client_id"), form.Get("client_secret")
+	id, secret, basic := form.Get("client_id"), form.Get("client_secret"), false
 	if h := req.Header.Get("authorization"); len(h) > 6 && strings.EqualFold(h[:6], "basic ") {
 		raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(h[6:]))
 		user, pass, ok := strings.Cut(string(raw), ":")
 		if err != nil || !ok {
 			return client{}, oauthError(401, "invalid_client", "the Basic credentials are malformed")
 		}
-		id, _ = uri.QueryUnescape(user)
+		user, _ = uri.QueryUnescape(user)
+		if secret != "" || id != "" && id != user {
+			return client{}, oauthError(401, "invalid_client", "the client authenticates with HTTP Basic and the form at once")
+		}
+		id, basic = user, true
 		secret, _ = uri.QueryUnescape(pass)
 	}
 	if id == "" {
@@ -244,10 +293,14 @@ func (s *Server) authenticateClient(ctx context.Context, req *web.Request, form 
 	if err != nil {
 		return client{}, oauthError(401, "invalid_client", "the client is not known here ("+err.Error()+"): register it again")
 	}
-	if c.AuthMethod == "none" {
+	switch {
+	case c.AuthMethod == "none":
 		return c, nil
-	}
-	if secret == "" || !s.opts.Keys.CheckMAC(purposeSecret, c.ID, secret) {
+	case c.AuthMethod == "client_secret_basic" && !basic:
+		return client{}, oauthError(401, "invalid_client", "this client registered client_secret_basic: send its credentials with HTTP Basic")
+	case c.AuthMethod == "client_secret_post" && basic:
+		return client{}, oauthError(401, "invalid_client", "this client registered client_secret_post: send client_id and client_secret in the form")
+	case secret == "" || !s.opts.Keys.CheckMAC(purposeSecret, c.ID, secret):
 		return client{}, oauthError(401, "invalid_client", "the client secret is missing or wrong")
 	}
 	return c, nil

@@ -13,9 +13,15 @@ func publicJSON(body string) *web.Response {
 	}}
 }
 
-// resourceMetadata is the RFC 9728 document of /mcp, served at the root and
-// the path form of its well-known URL.
+// resourceMetadata is the RFC 9728 document of /mcp, at the path form of
+// its well-known URL. The root form would describe a resource whose
+// identifier is the origin itself, which this server does not protect: it
+// is answered 404 (MCP clients that try it fall back from the path form,
+// which they find first).
 func (s *Server) resourceMetadata(req *web.Request) *web.Response {
+	if req.Path() == pathResourceMeta {
+		return withCORS(oauthError(404, "invalid_request", "this server's only protected resource is "+resource(req)+": its metadata is at "+origin(req)+pathResourceMeta+"/mcp"))
+	}
 	return publicJSON(`{"resource":` + quote(resource(req)) +
 		`,"authorization_servers":[` + quote(origin(req)) + `]` +
 		`,"scopes_supported":["` + ScopeRead + `","` + ScopeWrite + `"]` +

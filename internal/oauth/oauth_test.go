@@ -484,7 +484,7 @@ func TestTokenRefusals(t *testing.T) {
 		{name: "code of another client", body: form("grant_type", "authorization_code", "code", code, "code_verifier", verifier), basic: otherID + ":" + otherSecret, status: 400, want: "invalid_grant"},
 		{name: "wrong client secret", body: form("grant_type", "authorization_code", "code", code, "code_verifier", verifier), basic: id + ":nope", status: 401, want: "invalid_client"},
 		{name: "unknown client", body: form("grant_type", "authorization_code", "code", code, "code_verifier", verifier, "client_id", "whoever"), status: 401, want: "invalid_client"},
-		{name: "unknown grant", body: form("grant_type", "password", "client_id", id, "client_secret", secret), status: 400, want: "unsupported_grant_type"},
+		{name: "unknown grant", body: form("grant_type", "password"), basic: id + ":" + secret, status: 400, want: "unsupported_grant_type"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			header := web.Header{"content-type": "application/x-www-form-urlencoded"}
@@ -499,7 +499,8 @@ func TestTokenRefusals(t *testing.T) {
 	}
 	// An expired code.
 	h.now = h.now.Add(codeTTL)
-	resp := h.do("POST", "/token", formHeader, form("grant_type", "authorization_code", "code", code, "code_verifier", verifier, "client_id", id, "client_secret", secret))
+	basic := web.Header{"content-type": "application/x-www-form-urlencoded", "authorization": "Basic " + base64.StdEncoding.EncodeToString([]byte(id+":"+secret))}
+	resp := h.do("POST", "/token", basic, form("grant_type", "authorization_code", "code", code, "code_verifier", verifier))
 	if oauthErr(resp) != "invalid_grant" {
 		t.Errorf("expired code: %d %s", resp.Status, resp.Body)
 	}
@@ -846,5 +847,49 @@ func TestGrantTokenDeletedInMemos(t *testing.T) {
 	h.memos.DeleteToken(context.Background(), "memos_pat_x", "users/ann/personalAccessTokens/memos_pat_x")
 	if _, _, refusal := h.s.Authorize(context.Background(), mcpRequest("Bearer "+access)); refusal == nil || refusal.Status != 401 {
 		t.Errorf("a grant whose Memos token is gone: %v", refusal)
+	}
+}
+
+// limitedMemos answers every sign-in as Memos v0.31 does when it limits
+// sign-ins or asks for a captcha.
+type limitedMemos struct {
+	*fakeMemos
+	err error
+}
+
+func (l limitedMemos) SignIn(context.Context, string, string) (string, string, error) { return "", "", l.err }
+
+type memosLimit struct{ challenge bool }
+
+func (memosLimit) Error() string { return "Memos refused the sign-in" }
+func (m memosLimit) RetryAfter() (time.Duration, bool) {
+	return 90 * time.Second, !m.challenge
+}
+func (m memosLimit) ChallengeRequired() bool { return m.challenge }
+
+// Memos' own refusals reach the person as what they are, with the page's
+// choices kept: a rate limit as 429 with when to try again, a captcha as
+// advice to paste a token.
+func TestMemosRefusalsOnConsent(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		err    error
+		status int
+		page   string
+	}{
+		{"rate limited", memosLimit{}, 429, "Try again in 2 minutes"},
+		{"captcha", memosLimit{challenge: true}, 400, "paste it here instead"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, testSecret)
+			id, _ := h.registerClient("none")
+			h.s.opts.Memos = limitedMemos{h.memos, tc.err}
+			pending, cookie := h.consent(id, "")
+			resp := h.do("POST", "/authorize", web.Header{"content-type": "application/x-www-form-urlencoded", "cookie": cookie},
+				form("request", pending, "decision", "allow", "access", "read", "username", "ann", "password", password))
+			if resp.Status != tc.status || !strings.Contains(string(resp.Body), tc.page) || !strings.Contains(string(resp.Body), `value="ann"`) {
+				t.Errorf("%d %.600s", resp.Status, resp.Body)
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@ package oauth
 import (
 	"crypto/sha256"
 	"encoding/base64"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -94,51 +95,123 @@ func errorPage(status int, msg string) *web.Response {
 	return page(status, "Cannot connect to Memos", `<h1>Cannot connect to Memos</h1><p role="alert">`+escapeHTML(msg)+`</p>`, "")
 }
 
+// choices are what the person chose on the consent page. A page shown
+// again after a refused sign-in keeps them, so that retyping a password
+// grants what was chosen, not the page's defaults.
+type choices struct {
+	Access   string // "read" or "write"
+	Days     int    // one of tokenDays
+	Username string
+}
+
+// maxUsernameLen bounds the username a page shows back.
+const maxUsernameLen = 256
+
+// defaultChoices are a fresh page's: all the client asked for, the default
+// token lifetime.
+func defaultChoices(scope string) choices {
+	c := choices{Access: "read", Days: defaultTokenDays}
+	if hasScope(scope, ScopeWrite) {
+		c.Access = "write"
+	}
+	return c
+}
+
+// choicesFrom reads the person's choices from a consent form: read only
+// unless write was chosen and asked for, the default lifetime for one that
+// is not offered.
+func choicesFrom(form uri.Values, scope string) choices {
+	c := choices{Access: "read", Days: defaultTokenDays, Username: strings.TrimSpace(form.Get("username"))}
+	if form.Get("access") == "write" && hasScope(scope, ScopeWrite) {
+		c.Access = "write"
+	}
+	if d, err := strconv.Atoi(form.Get("days")); err == nil && slices.Contains(tokenDays, d) {
+		c.Days = d
+	}
+	if len(c.Username) > maxUsernameLen {
+		c.Username = ""
+	}
+	return c
+}
+
+// cleanName drops from an app's name what could make it read as another:
+// bidirectional controls, invisible format characters and control
+// characters. Invalid UTF-8 becomes U+FFFD.
+func cleanName(s string) string {
+	return strings.TrimSpace(strings.Map(func(r rune) rune {
+		switch {
+		case r < 0x20, 0x7f <= r && r < 0xa0, r == 0xad, r == 0x61c, r == 0x180e, 0x200b <= r && r <= 0x200f,
+			0x2028 <= r && r <= 0x202e, 0x2060 <= r && r <= 0x206f, r == 0xfeff, 0xfff9 <= r && r <= 0xfffb, 0xe0000 <= r && r <= 0xe007f:
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD")))
+}
+
 // consentPage asks the person whether the client may use their Memos, and
 // how they prove who they are. pending is the sealed authorization request
-// the form carries back; problem, when set, says what went wrong last time.
-func (s *Server) consentPage(req *web.Request, pending, clientName, redirect, scope, problem string) *web.Response {
+// the form carries back; chosen is what the page has selected; problem,
+// when set, says what went wrong last time.
+//
+// The page names the app as it calls itself, marked as unchecked, and the
+// host it returns to as the browser will read it (package uri's Origin:
+// ASCII, punycode as punycode), which is what the person can trust.
+func (s *Server) consentPage(req *web.Request, pending, clientName, redirect, scope string, chosen choices, problem string) *web.Response {
 	esc := escapeHTML
-	name := clientName
-	if name == "" {
-		name = "An app"
+	target, err := uri.Parse(redirect)
+	var origin string
+	if err == nil {
+		origin, _, err = uri.Origin(target)
 	}
-	target, _ := uri.Parse(redirect)
+	if err != nil {
+		return errorPage(400, "The address this app returns to cannot be shown as it is. Go back to the app and connect again.")
+	}
+	host := strings.TrimPrefix(origin, target.Scheme+"://")
+	name := cleanName(clientName)
 	var b strings.Builder
-	b.WriteString(`<h1>Allow <strong>` + esc(name) + `</strong> to use your Memos?</h1>`)
+	b.WriteString(`<h1>Allow this app to use your Memos?</h1>`)
+	if name == "" {
+		b.WriteString(`<p>The app gave no name.`)
+	} else {
+		b.WriteString(`<p>The app calls itself <strong>` + esc(name) + `</strong>, a name this server cannot check.`)
+	}
+	b.WriteString(` After you answer, you go back to <strong>` + esc(host) + `</strong>: allow only if you trust that site.</p>`)
 	b.WriteString(`<p>It will read` + map[bool]string{true: " and write", false: ""}[hasScope(scope, ScopeWrite)] +
-		` memos as you on <strong>` + esc(s.opts.Instance) + `</strong>. Afterwards you return to <strong>` + esc(target.Host) + `</strong>.</p>`)
+		` memos as you on <strong>` + esc(s.opts.Instance) + `</strong>.</p>`)
 	if problem != "" {
 		b.WriteString(`<p role="alert" class="problem">` + esc(problem) + `</p>`)
 	}
 	b.WriteString(`<form method="post" action="/authorize"><input type="hidden" name="request" value="` + esc(pending) + `">`)
 	b.WriteString(`<fieldset><legend>What it may do</legend>`)
+	checked := func(on bool) string { return map[bool]string{true: " checked", false: ""}[on] }
 	if hasScope(scope, ScopeWrite) {
-		b.WriteString(`<div class="choice"><input type="radio" id="access-write" name="access" value="write" checked><label for="access-write">Read and write memos</label></div>`)
-		b.WriteString(`<div class="choice"><input type="radio" id="access-read" name="access" value="read"><label for="access-read">Read only</label></div>`)
+		b.WriteString(`<div class="choice"><input type="radio" id="access-write" name="access" value="write"` + checked(chosen.Access == "write") + `><label for="access-write">Read and write memos</label></div>`)
+		b.WriteString(`<div class="choice"><input type="radio" id="access-read" name="access" value="read"` + checked(chosen.Access != "write") + `><label for="access-read">Read only</label></div>`)
 	} else {
 		b.WriteString(`<div class="choice"><input type="radio" id="access-read" name="access" value="read" checked><label for="access-read">Read only (all this app asked for)</label></div>`)
 	}
-	b.WriteString(`</fieldset><fieldset><legend>Sign in to Memos</legend>`)
-	b.WriteString(`<label for="username">Username</label><input type="text" id="username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false">`)
-	b.WriteString(`<label for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password">`)
-	b.WriteString(`<label for="days">The app's access token expires after</label><select id="days" name="days" aria-describedby="days-hint">`)
+	b.WriteString(`<label for="days">For how long</label><select id="days" name="days" aria-describedby="days-hint">`)
 	for _, d := range tokenDays {
-		label := strconv.Itoa(d) + " days"
-		if d == 0 {
-			label = "never"
-		}
 		selected := ""
-		if d == defaultTokenDays {
+		if d == chosen.Days {
 			selected = " selected"
 		}
-		b.WriteString(`<option value="` + strconv.Itoa(d) + `"` + selected + `>` + label + `</option>`)
+		b.WriteString(`<option value="` + strconv.Itoa(d) + `"` + selected + `>` + strconv.Itoa(d) + ` days</option>`)
 	}
-	b.WriteString(`</select><p class="hint" id="days-hint">Memos lists it under Settings, Access tokens, as “MCP: ` + esc(name) +
-		`”. Delete it there to cut the app off at any time.</p></fieldset>`)
+	tokenName := name
+	if tokenName == "" {
+		tokenName = "an MCP client"
+	}
+	b.WriteString(`</select><p class="hint" id="days-hint">The app gets a Memos access token of its own, listed under Settings, Access tokens, as “MCP: ` + esc(tokenName) +
+		`”, which ends then. Delete it there to cut the app off at any time.</p></fieldset>`)
+	// After a refused sign-in the password is what to type again.
+	focus := map[bool]string{true: " autofocus", false: ""}[problem != "" && chosen.Username != ""]
+	b.WriteString(`<fieldset><legend>Sign in to Memos</legend>`)
+	b.WriteString(`<label for="username">Username</label><input type="text" id="username" name="username" value="` + esc(chosen.Username) + `" autocomplete="username" autocapitalize="none" spellcheck="false">`)
+	b.WriteString(`<label for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password"` + focus + `></fieldset>`)
 	b.WriteString(`<fieldset><legend>Or paste an access token</legend>`)
 	b.WriteString(`<label for="token">Access token</label><input type="password" id="token" name="token" autocomplete="off" aria-describedby="token-hint">`)
-	b.WriteString(`<p class="hint" id="token-hint">If you sign in to Memos with single sign-on, create a token under Settings, Access tokens, and paste it here.</p></fieldset>`)
+	b.WriteString(`<p class="hint" id="token-hint">If you sign in to Memos with single sign-on, create a token under Settings, Access tokens, and paste it here. It is used once, to make the app's own token, and not kept.</p></fieldset>`)
 	b.WriteString(`<div class="actions"><button type="submit" name="decision" value="allow">Allow</button><button type="submit" name="decision" value="deny">Deny</button></div></form>`)
-	return page(200, "Allow access to Memos?", b.String(), " "+target.Scheme+"://"+target.Host)
+	return page(200, "Allow access to Memos?", b.String(), " "+origin)
 }

@@ -4,6 +4,10 @@
 // path segments. net/url links fmt (and through it reflect and os), which
 // costs the Worker's wasm about 0.4 MB; this package links neither. Its
 // tests hold it to net/url's results on the same input.
+//
+// It also reads an http(s) URL's host as the WHATWG URL Standard does
+// (ParseHost, Origin), since that, not net/url, is how the runtime's fetch
+// and browsers find the host they connect to; those tests run Node's URL.
 package uri
 
 import (

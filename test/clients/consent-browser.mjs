@@ -4,6 +4,10 @@
 // them, the page must log no console error (a CSP violation included), and
 // filling it in by keyboard and pressing Enter must send the browser to the
 // client's redirect URI with a code. A screenshot is written to SCREENSHOT.
+// Then, on a second request, the person picks Read only and 30 days and
+// types a wrong password: the page that comes back must still show those
+// choices and the username, and the right password then gives a read-only
+// grant.
 //
 //   BASE_URL=http://localhost:8787 MEMOS_USERNAME=… MEMOS_PASSWORD=… \
 //   CHROMIUM=/usr/bin/chromium SCREENSHOT=consent.png node test/clients/consent-browser.mjs
@@ -165,6 +169,102 @@ async function main() {
 
   assert.deepEqual(problems, [], 'console errors');
   console.log('ok   no console errors');
+
+  // The page that says the password was wrong comes with status 400, which
+  // the browser logs; nothing else may be logged.
+  await wrongPasswordKeepsChoices(page);
+  const expected = 'log: Failed to load resource: the server responded with a status of 400 (Bad Request)';
+  assert.deepEqual(problems.filter((p) => p !== expected), [], 'console errors after a wrong password');
+}
+
+// An authorization URL for state, with the test's PKCE challenge.
+function authorizationUrl(state) {
+  const u = new URL(authorizeUrl);
+  u.searchParams.set('state', state);
+  return u.href;
+}
+
+// focus puts the keyboard focus on the element selector finds.
+async function focus(page, selector) {
+  const { root } = await page('DOM.getDocument');
+  const { nodeId } = await page('DOM.querySelector', { nodeId: root.nodeId, selector });
+  assert.ok(nodeId, `no ${selector} on the page`);
+  await page('DOM.focus', { nodeId });
+}
+
+// shown returns what the page's controls show, by accessible name: a
+// radio's checked state, a field's or a choice's value.
+async function shown(page) {
+  const { nodes } = await page('Accessibility.getFullAXTree');
+  const out = {};
+  for (const n of nodes) {
+    const role = n.role?.value, name = n.name?.value;
+    if (role === 'radio') out[name] = n.properties?.find((p) => p.name === 'checked')?.value.value;
+    if (role === 'textbox' || role === 'combobox') out[name] = n.value?.value ?? '';
+  }
+  return out;
+}
+
+async function wrongPasswordKeepsChoices(page) {
+  const press = async (k, code, keyCode, text) => {
+    await page('Input.dispatchKeyEvent', { type: text ? 'keyDown' : 'rawKeyDown', key: k, code, windowsVirtualKeyCode: keyCode, text });
+    await page('Input.dispatchKeyEvent', { type: 'keyUp', key: k, code, windowsVirtualKeyCode: keyCode });
+  };
+  // The consent page loaded: its navigation, then the next load event (the
+  // client's page of the first part may still be loading).
+  const loaded = () => {
+    let committed = false;
+    return waitFor((m) => {
+      if (m.method === 'Page.frameNavigated' && !m.params.frame.parentId) committed = m.params.frame.url.startsWith(`${new URL('/authorize', base)}`);
+      return committed && m.method === 'Page.loadEventFired';
+    }, 'the consent page');
+  };
+  let next = loaded();
+  await page('Page.navigate', { url: authorizationUrl('second-state') });
+  await next;
+  await focus(page, '#access-read');
+  await press(' ', 'Space', 32, ' ');
+  await focus(page, '#days');
+  await press('Home', 'Home', 36); // the first choice: 30 days
+  await focus(page, '#username');
+  await page('Input.insertText', { text: process.env.MEMOS_USERNAME });
+  await focus(page, '#password');
+  await page('Input.insertText', { text: `${process.env.MEMOS_PASSWORD}-wrong` });
+  const before = await shown(page);
+  assert.equal(before['Read only'], 'true', `Read only was not chosen: ${JSON.stringify(before)}`);
+  assert.match(before[Object.keys(before).find((k) => k.startsWith("The app's access token"))] ?? '', /^30 days$/, `30 days was not chosen: ${JSON.stringify(before)}`);
+  next = loaded();
+  await press('Enter', 'Enter', 13, '\r');
+  await next;
+
+  const { root } = await page('DOM.getDocument');
+  const { outerHTML } = await page('DOM.getOuterHTML', { nodeId: root.nodeId });
+  assert.match(outerHTML, /did not accept this username and password/, 'the page shown again says the password was refused');
+  const after = await shown(page);
+  const expiry = Object.keys(after).find((k) => k.startsWith("The app's access token"));
+  assert.equal(after['Read only'], 'true', `after a wrong password Read only is no longer chosen: ${JSON.stringify(after)}`);
+  assert.equal(after['Read and write memos'], 'false', `after a wrong password Read and write is chosen: ${JSON.stringify(after)}`);
+  assert.equal(after[expiry], '30 days', `after a wrong password the expiry is ${after[expiry]}`);
+  assert.equal(after.Username, process.env.MEMOS_USERNAME, 'after a wrong password the username is gone');
+  assert.equal(after.Password, '', 'the wrong password is shown again');
+  console.log('ok   a wrong password keeps the choices (Read only, 30 days, the username)');
+
+  await focus(page, '#password');
+  await page('Input.insertText', { text: process.env.MEMOS_PASSWORD });
+  received = undefined;
+  const left = waitFor((m) => m.method === 'Page.frameNavigated' && m.params.frame.url.startsWith(redirectUri), 'the redirect to the client');
+  await press('Enter', 'Enter', 13, '\r');
+  await left;
+  assert.equal(received?.searchParams.get('state'), 'second-state');
+  const tokens = await (await fetch(new URL('/token', base), {
+    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code', code: received.searchParams.get('code'), code_verifier: verifier,
+      client_id: registration.client_id, redirect_uri: redirectUri,
+    }),
+  })).json();
+  assert.equal(tokens.scope, 'memos:read', `the grant after the retry: ${JSON.stringify(tokens)}`);
+  console.log('ok   the retried sign-in grants read only');
 }
 
 let status = 0;

@@ -282,7 +282,8 @@ func chromiumPath() string {
 // The consent page in headless Chromium, as on a phone with JavaScript off
 // (test/clients/consent-browser.mjs): labelled controls, all reachable with
 // Tab, no console error, and the form submitted by keyboard sends the
-// browser back to the client with a code. The screenshot is kept in
+// browser back to the client with a code; after a wrong password the page
+// keeps Read only, the expiry and the username, and the grant is read only. The screenshot is kept in
 // build/test-artifacts. .ci/run installs Chromium; elsewhere the test says
 // so when it is missing.
 func TestConsentPageInChromium(t *testing.T) {
@@ -307,6 +308,11 @@ func TestConsentPageInChromium(t *testing.T) {
 	t.Logf("consent-browser.mjs output:\n%s%s", run.stdout, run.stderr)
 	if run.code != 0 {
 		t.Fatalf("consent-browser.mjs exited with %d", run.code)
+	}
+	for _, step := range []string{"submitted without JavaScript", "a wrong password keeps the choices", "the retried sign-in grants read only"} {
+		if !strings.Contains(string(run.stdout), "ok   "+step) {
+			t.Errorf("step %q did not pass", step)
+		}
 	}
 	if info, err := os.Stat(shot); err != nil || info.Size() < 1000 {
 		t.Errorf("no screenshot at %s: %v", shot, err)
