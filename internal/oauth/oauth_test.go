@@ -857,7 +857,9 @@ type limitedMemos struct {
 	err error
 }
 
-func (l limitedMemos) SignIn(context.Context, string, string) (string, string, error) { return "", "", l.err }
+func (l limitedMemos) SignIn(context.Context, string, string) (string, string, error) {
+	return "", "", l.err
+}
 
 type memosLimit struct{ challenge bool }
 
