@@ -331,3 +331,43 @@ func TestTables(t *testing.T) {
 		}
 	}
 }
+
+// The security model names, for each promise, the tests that hold it: every
+// test it names must exist, so that a promise cannot outlive its test.
+func TestSecurityModelTestsExist(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(root, "docs", "security.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := regexp.MustCompile("`((?:Test|Fuzz)[A-Za-z0-9_]+)`").FindAllStringSubmatch(string(b), -1)
+	if len(named) < 10 {
+		t.Fatalf("docs/security.md names %d tests; its table should name the tests behind each promise", len(named))
+	}
+	defined := map[string]bool{}
+	funcs := regexp.MustCompile(`(?m)^func ((?:Test|Fuzz)[A-Za-z0-9_]+)\(`)
+	err = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && path != root && (d.Name() == "node_modules" || d.Name() == "build" || strings.HasPrefix(d.Name(), ".")):
+			return filepath.SkipDir
+		case strings.HasSuffix(path, "_test.go"):
+			src, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			for _, m := range funcs.FindAllStringSubmatch(string(src), -1) {
+				defined[m[1]] = true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range named {
+		if !defined[m[1]] {
+			t.Errorf("docs/security.md names %s, which no test file defines", m[1])
+		}
+	}
+}
