@@ -96,7 +96,7 @@ func grantStore() (grants.Store, error) {
 	case bridge.Native:
 		return grants.NewMemory(nil), nil
 	case bridge.HasObjects(grantsBinding):
-		return grants.Remote{Doer: bridge.Fetcher{Binding: grantsBinding, MaxBytes: grants.MaxAnswerBytes}}, nil
+		return grants.Remote{Doer: bridge.Fetcher{Binding: "objects:" + grantsBinding, MaxBytes: grants.MaxAnswerBytes}}, nil
 	}
 	return nil, errors.New("OAUTH_SECRET is set, but the Worker has no " + grantsBinding +
 		" Durable Object binding to remember grants in: keep the [[durable_objects.bindings]] and [[migrations]] entries of the shipped wrangler.toml")

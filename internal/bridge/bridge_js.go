@@ -37,10 +37,11 @@ func HasBinding(name string) bool {
 }
 
 // HasObjects reports whether the Worker has a Durable Object namespace
-// bound as name.
+// bound as name. A service binding answers any method name (it is an RPC
+// stub), so it is told apart by its fetch, which a namespace lacks.
 func HasObjects(name string) bool {
 	b := runtimeContext.Get("env").Get(name)
-	return b.Type() == js.TypeObject && b.Get("idFromName").Type() == js.TypeFunction
+	return b.Type() == js.TypeObject && b.Get("idFromName").Type() == js.TypeFunction && b.Get("fetch").Type() != js.TypeFunction
 }
 
 // Native is false: the gateway runs in a Worker.

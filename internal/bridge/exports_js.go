@@ -344,9 +344,11 @@ func addr[T any](p *T) uint32 { return uint32(uintptr(unsafe.Pointer(p))) }
 var errNoRequest = errors.New("fetch: no request to send it for")
 
 // Fetcher sends upstream requests with the runtime's fetch: the global one,
-// or the fetch method of the named service binding.
+// the fetch method of the named service binding, or, for a Binding of the
+// form "objects:NAME", that of the Durable Object of namespace NAME which
+// the URL's path names.
 type Fetcher struct {
-	Binding  string // optional service binding name
+	Binding  string // optional service binding name, or "objects:" and a Durable Object namespace
 	MaxBytes int    // response bodies over this size fail with web.ErrResponseTooLarge
 }
 

@@ -13,16 +13,18 @@ export { GrantStore } from "./grants.mjs";
 let gateway;
 
 // upstream sends a request of the Go program: with the global fetch, the
-// fetch of a service binding, or, for a Durable Object namespace, the fetch
-// of the object the URL's path names.
+// fetch of a service binding, or, for a binding named "objects:NAME", the
+// fetch of the Durable Object of namespace NAME that the URL's path names.
 function upstream(env, binding, url, init) {
-  const target = binding ? env[binding] : globalThis;
-  if (typeof target.idFromName === "function") {
+  if (binding.startsWith(objects)) {
+    const ns = env[binding.slice(objects.length)];
     const name = decodeURIComponent(new URL(url).pathname.slice(1));
-    return target.get(target.idFromName(name)).fetch(url, init);
+    return ns.get(ns.idFromName(name)).fetch(url, init);
   }
-  return target.fetch(url, init);
+  return (binding ? env[binding] : globalThis).fetch(url, init);
 }
+
+const objects = "objects:";
 
 function start(env) {
   const started = loadModule().then((mod) => startGo(mod, env, (binding, url, init) => upstream(env, binding, url, init)));

@@ -36,6 +36,10 @@ type WorkerOptions struct {
 	// Config is TOML appended to the generated configuration, e.g. a
 	// [[services]] binding. Not used with RepoConfig.
 	Config string
+	// NoGrants leaves out the repository configuration's Durable Object
+	// binding and migration, as a hand-edited wrangler.toml might. Not
+	// used with RepoConfig.
+	NoGrants bool
 	// Sidecars are configurations of further Workers that the same
 	// wrangler dev runs next to this one, reachable through service
 	// bindings (stand-ins for a tunnel or a Workers VPC service).
@@ -74,7 +78,7 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 			// --var sets the variables of the first configuration only.
 			inline, vars = vars, nil
 		}
-		if config, err = copyWorker(opts.Root, opts.Dir, opts.Config, inline); err != nil {
+		if config, err = copyWorker(opts.Root, opts.Dir, opts.Config, inline, opts.NoGrants); err != nil {
 			return nil, err
 		}
 	}
@@ -141,6 +145,9 @@ func splitSecrets(vars map[string]string) (plain, secrets map[string]string) {
 // writeDevVars writes secrets into dir/.dev.vars, as a person does for
 // wrangler dev.
 func writeDevVars(dir string, secrets map[string]string) error {
+	if len(secrets) == 0 {
+		return nil
+	}
 	var b strings.Builder
 	for _, k := range SortedKeys(secrets) {
 		v, _ := json.Marshal(secrets[k])
@@ -151,6 +158,7 @@ func writeDevVars(dir string, secrets map[string]string) error {
 
 var (
 	buildTable = regexp.MustCompile(`(?ms)^\[build\]\n.*?(^\[|\z)`)
+	grantTables = regexp.MustCompile(`(?ms)^\[\[(durable_objects\.bindings|migrations)\]\]\n.*?(^\[|\z)`)
 	mainLine   = regexp.MustCompile(`(?m)^main = .*$`)
 )
 
@@ -168,7 +176,7 @@ func SortedKeys(m map[string]string) []string {
 // copyWorker copies build/ into dir and writes a wrangler configuration that
 // serves it: the repository's, without the build step, with vars set in its
 // [vars] table, plus extra.
-func copyWorker(root, dir, extra string, vars map[string]string) (string, error) {
+func copyWorker(root, dir, extra string, vars map[string]string, noGrants bool) (string, error) {
 	src, err := os.ReadFile(filepath.Join(root, "wrangler.toml"))
 	if err != nil {
 		return "", err
@@ -187,6 +195,11 @@ func copyWorker(root, dir, extra string, vars map[string]string) (string, error)
 		}
 	}
 	config := buildTable.ReplaceAll(src, []byte("$1"))
+	if noGrants {
+		for grantTables.Match(config) {
+			config = grantTables.ReplaceAll(config, []byte("$2"))
+		}
+	}
 	config = mainLine.ReplaceAll(config, []byte(`main = "build/worker.mjs"`))
 	for _, k := range SortedKeys(vars) {
 		line := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(k) + ` = .*\n`)
