@@ -157,9 +157,9 @@ func writeDevVars(dir string, secrets map[string]string) error {
 }
 
 var (
-	buildTable = regexp.MustCompile(`(?ms)^\[build\]\n.*?(^\[|\z)`)
+	buildTable  = regexp.MustCompile(`(?ms)^\[build\]\n.*?(^\[|\z)`)
 	grantTables = regexp.MustCompile(`(?ms)^\[\[(durable_objects\.bindings|migrations)\]\]\n.*?(^\[|\z)`)
-	mainLine   = regexp.MustCompile(`(?m)^main = .*$`)
+	mainLine    = regexp.MustCompile(`(?m)^main = .*$`)
 )
 
 // SortedKeys returns the keys of m in order, for command lines and
