@@ -222,11 +222,25 @@ func (a dateArgs) spans(z zone, now time.Time) ([]Span, error) {
 	return nil, errors.New("when must be one of " + strings.Join(when, ", "))
 }
 
-// parseDate reads a calendar day written YYYY-MM-DD.
+// parseDate reads a calendar day written YYYY-MM-DD, from 1970 on (by
+// hand: time.Parse adds 10 KB of wasm).
 func parseDate(arg, s string) (date, error) {
-	d, err := time.Parse(time.DateOnly, s)
-	if err != nil || d.Year() < 1970 {
-		return date{}, errors.New(arg + " must be a day written YYYY-MM-DD, from 1970, such as 2025-03-14")
+	bad := errors.New(arg + " must be a day written YYYY-MM-DD, from 1970, such as 2025-03-14")
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
+		return date{}, bad
+	}
+	var n [3]int
+	for i, part := range [3]string{s[:4], s[5:7], s[8:]} {
+		for _, c := range []byte(part) {
+			if c < '0' || c > '9' {
+				return date{}, bad
+			}
+			n[i] = n[i]*10 + int(c-'0')
+		}
+	}
+	d := civil(n[0], time.Month(n[1]), n[2])
+	if n[0] < 1970 || d.Month() != time.Month(n[1]) || d.Day() != n[2] {
+		return date{}, bad // 2024-02-30 would be 1 March
 	}
 	return d, nil
 }

@@ -135,3 +135,29 @@ func TestLoadZone(t *testing.T) {
 		}
 	}
 }
+
+func TestParseDate(t *testing.T) {
+	for _, tc := range []struct {
+		in string
+		ok bool
+	}{
+		{"2024-03-10", true}, {"1970-01-01", true}, {"2024-02-29", true}, {"2023-02-29", false}, {"2024-13-01", false},
+		{"2024-00-10", false}, {"2024-3-10", false}, {"2024/03/10", false}, {"1969-12-31", false}, {"２０２４-03-10", false}, {"2024-03-1x", false},
+	} {
+		d, err := parseDate("on", tc.in)
+		if (err == nil) != tc.ok || tc.ok && d.Format(time.DateOnly) != tc.in {
+			t.Errorf("parseDate(%q) = %s, %v; want ok=%t", tc.in, d, err, tc.ok)
+		}
+	}
+}
+
+func TestSortTags(t *testing.T) {
+	got := []tagCount{{"b", 1}, {"a", 1}, {"z", 5}, {"c", 2}, {"y", 5}, {"d", 1}}
+	sortTags(got)
+	want := []tagCount{{"y", 5}, {"z", 5}, {"c", 2}, {"a", 1}, {"b", 1}, {"d", 1}}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("sorted %v, want %v", got, want)
+		}
+	}
+}

@@ -48,7 +48,9 @@ func fail(msg string) *Failure { return &Failure{Msg: msg} }
 
 // Finder runs the hand-written tools.
 type Finder struct {
-	// Offsets gives time zone offsets; nil is GoOffsets.
+	// Offsets gives time zone offsets; nil knows UTC only. (A default of
+	// GoOffsets would link time.LoadLocation into the wasm, where it cannot
+	// work without time/tzdata.)
 	Offsets OffsetFunc
 	// Now is the present; nil is time.Now.
 	Now func() time.Time
@@ -89,7 +91,7 @@ func (f *Finder) offsets() OffsetFunc {
 	if f.Offsets != nil {
 		return f.Offsets
 	}
-	return GoOffsets
+	return func(string, time.Time) (int, bool) { return 0, false }
 }
 
 // memosRequests is the most Memos requests one call of these tools makes.

@@ -1,9 +1,7 @@
 package finder
 
 import (
-	"cmp"
 	"context"
-	"slices"
 	"strconv"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
@@ -42,9 +40,7 @@ func (f *Finder) tagList(ctx context.Context, args map[string]any, m Memos) ([]b
 		all = append(all, tagCount{tag: k.Str, count: v.Int()})
 		return true
 	})
-	slices.SortFunc(all, func(a, b tagCount) int {
-		return cmp.Or(cmp.Compare(b.count, a.count), cmp.Compare(a.tag, b.tag))
-	})
+	sortTags(all)
 	obj := []byte(`{"tags":[`)
 	for i, t := range all[:min(len(all), int(limit))] {
 		if i > 0 {
@@ -68,4 +64,39 @@ func userID(name string) string {
 		return name[6:]
 	}
 	return name
+}
+
+// before reports whether a comes before b: more used first, then by name.
+func (a tagCount) before(b tagCount) bool {
+	return a.count > b.count || a.count == b.count && a.tag < b.tag
+}
+
+// sortTags sorts tags with before, by heapsort: O(n log n) for however
+// many tags Memos sends, in less wasm than a generic sort's 20 KB.
+func sortTags(t []tagCount) {
+	// A heap whose root comes last in the order; each root taken goes to
+	// the end of what is left.
+	down := func(i, n int) {
+		for {
+			c := 2*i + 1
+			if c >= n {
+				return
+			}
+			if c+1 < n && t[c].before(t[c+1]) {
+				c++
+			}
+			if !t[i].before(t[c]) {
+				return
+			}
+			t[i], t[c] = t[c], t[i]
+			i = c
+		}
+	}
+	for i := len(t)/2 - 1; i >= 0; i-- {
+		down(i, len(t))
+	}
+	for n := len(t) - 1; n > 0; n-- {
+		t[0], t[n] = t[n], t[0]
+		down(0, n)
+	}
 }

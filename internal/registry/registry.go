@@ -8,7 +8,6 @@ package registry
 //go:generate go run ./generate -curation ../../spec/curation.json -o tools_gen.go
 
 import (
-	"slices"
 	"strings"
 	"sync"
 
@@ -60,15 +59,18 @@ func MemosVersion() string { return memosVersion }
 func All() []Tool { return catalog() }
 
 // catalog is the generated tools and the hand-written ones in name order,
-// joined once.
+// joined once. Each hand-written tool moves into place from the end (a
+// generic sort would add 20 KB of wasm for a handful of tools).
 var catalog = sync.OnceValue(func() []Tool {
 	defs := finder.Definitions()
 	all := make([]Tool, len(tools), len(tools)+len(defs))
 	copy(all, tools)
 	for _, d := range defs {
 		all = append(all, handwritten(d))
+		for i := len(all) - 1; i > 0 && all[i].Name < all[i-1].Name; i-- {
+			all[i], all[i-1] = all[i-1], all[i]
+		}
 	}
-	slices.SortFunc(all, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
 	return all
 })
 
