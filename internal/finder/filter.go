@@ -69,10 +69,12 @@ func (q *Query) Compile() string {
 }
 
 // tagTerm matches a tag and its children: "work" matches work and work/x.
-// (Memos v0.30.0 runs startsWith as SQL LIKE without escaping % and _ in
-// tags, so a tag holding them can match more children than it names.)
+// It uses exists, not `"work" in tags`: Memos v0.30.0 turns a negated `in`
+// into SQL that also drops every memo without tags. (Memos runs startsWith
+// as SQL LIKE without escaping % and _ in tags, so a tag holding them can
+// match more children than it names.)
 func tagTerm(tag string) string {
-	return "(" + quote(tag) + " in tags || tags.exists(t, t.startsWith(" + quote(tag+"/") + ")))"
+	return "(tags.exists(t, t == " + quote(tag) + ") || tags.exists(t, t.startsWith(" + quote(tag+"/") + ")))"
 }
 
 // spanTerm bounds created_ts by a span's ends, as RFC 3339 UTC timestamps.

@@ -20,16 +20,16 @@ func TestCompile(t *testing.T) {
 		{"nothing", Query{}, ``},
 		{"mine", Query{Creator: "users/ann"}, `creator == "users/ann"`},
 		{"words", Query{Words: []string{"boiler", "Fixed"}}, `content.contains("boiler") && content.contains("Fixed")`},
-		{"any tag", Query{Tags: []string{"work", "home"}}, `(("work" in tags || tags.exists(t, t.startsWith("work/"))) || ("home" in tags || tags.exists(t, t.startsWith("home/"))))`},
-		{"all tags", Query{Tags: []string{"a", "b"}, AllTags: true}, `(("a" in tags || tags.exists(t, t.startsWith("a/"))) && ("b" in tags || tags.exists(t, t.startsWith("b/"))))`},
-		{"without a tag", Query{NotTags: []string{"draft"}}, `!("draft" in tags || tags.exists(t, t.startsWith("draft/")))`},
+		{"any tag", Query{Tags: []string{"work", "home"}}, `((tags.exists(t, t == "work") || tags.exists(t, t.startsWith("work/"))) || (tags.exists(t, t == "home") || tags.exists(t, t.startsWith("home/"))))`},
+		{"all tags", Query{Tags: []string{"a", "b"}, AllTags: true}, `((tags.exists(t, t == "a") || tags.exists(t, t.startsWith("a/"))) && (tags.exists(t, t == "b") || tags.exists(t, t.startsWith("b/"))))`},
+		{"without a tag", Query{NotTags: []string{"draft"}}, `!(tags.exists(t, t == "draft") || tags.exists(t, t.startsWith("draft/")))`},
 		{"a span", Query{Spans: []Span{march}}, `((created_ts >= timestamp("2024-03-01T00:00:00Z") && created_ts < timestamp("2024-04-01T00:00:00Z")))`},
 		{"open span", Query{Spans: []Span{{From: march.From}}}, `((created_ts >= timestamp("2024-03-01T00:00:00Z")))`},
 		{"two spans", Query{Spans: []Span{{To: march.From}, {From: march.To}}}, `((created_ts < timestamp("2024-03-01T00:00:00Z")) || (created_ts >= timestamp("2024-04-01T00:00:00Z")))`},
 		{"state", Query{Pinned: &yes, OpenTasks: &no, Visibility: "PUBLIC"}, `pinned && visibility == "PUBLIC" && !has_incomplete_tasks`},
 		{"not pinned, open tasks", Query{Pinned: &no, OpenTasks: &yes}, `!pinned && has_incomplete_tasks`},
 		{"everything", Query{Creator: "users/a", Words: []string{"x"}, Tags: []string{"t"}, Pinned: &yes},
-			`creator == "users/a" && content.contains("x") && (("t" in tags || tags.exists(t, t.startsWith("t/")))) && pinned`},
+			`creator == "users/a" && content.contains("x") && ((tags.exists(t, t == "t") || tags.exists(t, t.startsWith("t/")))) && pinned`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := tc.q.Compile(); got != tc.want {
