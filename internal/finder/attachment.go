@@ -61,17 +61,13 @@ func (f *Finder) attachmentRead(ctx context.Context, args map[string]any, m Memo
 	}
 	got, _, _ = strings.Cut(got, ";")
 	got = strings.ToLower(strings.TrimSpace(got))
-	obj := []byte(`{"name":`)
-	obj = rawjson.AppendString(obj, name)
-	obj = append(obj, `,"filename":`...)
-	obj = rawjson.AppendString(obj, filename)
-	obj = append(obj, `,"type":`...)
-	obj = rawjson.AppendString(obj, ctype)
-	obj = append(obj, `,"size":`...)
-	obj = strconv.AppendInt(obj, size, 10)
+	o := newObject()
+	o.str("name", name)
+	o.str("filename", filename)
+	o.str("type", ctype)
+	o.num("size", size)
 	if memo := a.Get("memo").Str; memo != "" {
-		obj = append(obj, `,"memo":`...)
-		obj = rawjson.AppendString(obj, memo)
+		o.str("memo", memo)
 	}
 	var item []byte
 	if kind == "image" {
@@ -81,7 +77,6 @@ func (f *Finder) attachmentRead(ctx context.Context, args map[string]any, m Memo
 		if len(data) > maxImageBytes {
 			return nil, fail(name + " is an image of " + strconv.Itoa(len(data)) + " bytes even as Memos' thumbnail; attachment_read returns images up to " + strconv.Itoa(maxImageBytes) + " bytes")
 		}
-		obj = append(obj, `,"returned":"image","bytes":`...)
 		item = append(item, `,{"type":"image","mimeType":`...)
 		item = rawjson.AppendString(item, got)
 		item = append(item, `,"data":"`...)
@@ -91,14 +86,13 @@ func (f *Finder) attachmentRead(ctx context.Context, args map[string]any, m Memo
 		if len(data) > maxTextFile || !utf8.Valid(data) {
 			return nil, fail(name + " is not UTF-8 text of at most " + strconv.Itoa(maxTextFile) + " bytes")
 		}
-		obj = append(obj, `,"returned":"text","bytes":`...)
 		item = append(item, `,{"type":"text","text":`...)
 		item = rawjson.AppendString(item, string(data))
 		item = append(item, '}')
 	}
-	obj = strconv.AppendInt(obj, int64(len(data)), 10)
-	obj = append(obj, '}')
-	return structured(obj, item), nil
+	o.str("returned", kind)
+	o.num("bytes", int64(len(data)))
+	return structured(o.done(), item), nil
 }
 
 func isImageType(t string) bool {

@@ -45,23 +45,19 @@ func (f *Finder) search(ctx context.Context, args map[string]any, m Memos) ([]by
 		return nil, asFailure(gerr)
 	}
 	web := m.WebURL()
-	obj := []byte(`{"results":[`)
+	o := newObject()
+	o.open("results", '[')
 	rawjson.ParseBytes(body).Get("memos").ForEach(func(_, memo rawjson.Value) bool {
-		if obj[len(obj)-1] != '[' {
-			obj = append(obj, ',')
-		}
 		name := memo.Get("name").Str
-		obj = append(obj, `{"id":`...)
-		obj = rawjson.AppendString(obj, memoID(name))
-		obj = append(obj, `,"title":`...)
-		obj = rawjson.AppendString(obj, title(memo))
-		obj = append(obj, `,"url":`...)
-		obj = rawjson.AppendString(obj, memoURL(web, name))
-		obj = append(obj, '}')
+		o.item('{')
+		o.str("id", memoID(name))
+		o.str("title", title(memo))
+		o.str("url", memoURL(web, name))
+		o.close('}')
 		return true
 	})
-	obj = append(obj, "]}"...)
-	return structured(obj, nil), nil
+	o.close(']')
+	return structured(o.done(), nil), nil
 }
 
 // fetch answers with a memo's whole text. id is the memo's id, its name
@@ -77,35 +73,26 @@ func (f *Finder) fetch(ctx context.Context, args map[string]any, m Memos) ([]byt
 	}
 	memo := rawjson.ParseBytes(body)
 	name := memo.Get("name").Str
-	obj := []byte(`{"id":`)
-	obj = rawjson.AppendString(obj, memoID(name))
-	obj = append(obj, `,"title":`...)
-	obj = rawjson.AppendString(obj, title(memo))
-	obj = append(obj, `,"text":`...)
-	obj = rawjson.AppendString(obj, memo.Get("content").Str)
-	obj = append(obj, `,"url":`...)
-	obj = rawjson.AppendString(obj, memoURL(m.WebURL(), name))
-	obj = append(obj, `,"metadata":{"name":`...)
-	obj = rawjson.AppendString(obj, name)
+	o := newObject()
+	o.str("id", memoID(name))
+	o.str("title", title(memo))
+	o.str("text", memo.Get("content").Str)
+	o.str("url", memoURL(m.WebURL(), name))
+	o.open("metadata", '{')
+	o.str("name", name)
 	for _, k := range []string{"creator", "createTime", "updateTime", "visibility"} {
-		obj = append(obj, ',', '"')
-		obj = append(obj, k...)
-		obj = append(obj, '"', ':')
-		obj = rawjson.AppendString(obj, memo.Get(k).Str)
+		o.str(k, memo.Get(k).Str)
 	}
-	obj = append(obj, `,"pinned":`...)
-	obj = rawjson.AppendString(obj, boolText(memo.Get("pinned").Bool()))
-	obj = append(obj, `,"tags":`...)
-	obj = rawjson.AppendString(obj, strings.Join(stringsOf(memo.Get("tags")), ", "))
+	o.str("pinned", boolText(memo.Get("pinned").Bool()))
+	o.str("tags", strings.Join(stringsOf(memo.Get("tags")), ", "))
 	var files []string
 	memo.Get("attachments").ForEach(func(_, a rawjson.Value) bool {
 		files = append(files, a.Get("name").Str+" ("+a.Get("filename").Str+", "+a.Get("type").Str+")")
 		return true
 	})
-	obj = append(obj, `,"attachments":`...)
-	obj = rawjson.AppendString(obj, strings.Join(files, "; "))
-	obj = append(obj, "}}"...)
-	return structured(obj, nil), nil
+	o.str("attachments", strings.Join(files, "; "))
+	o.close('}')
+	return structured(o.done(), nil), nil
 }
 
 // title is a memo's first line of text, cut short.

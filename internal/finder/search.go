@@ -137,56 +137,42 @@ func (f *Finder) memoSearch(ctx context.Context, args map[string]any, m Memos) (
 	}
 	list := rawjson.ParseBytes(body)
 	web := m.WebURL()
-	obj := []byte(`{"memos":[`)
+	o := newObject()
+	o.open("memos", '[')
 	var links []byte
 	list.Get("memos").ForEach(func(_, memo rawjson.Value) bool {
-		if obj[len(obj)-1] != '[' {
-			obj = append(obj, ',')
-		}
-		obj = appendMemo(obj, memo, web)
+		o.item('{')
+		writeMemo(o, memo, web)
+		o.close('}')
 		links = appendLink(links, memo.Get("name").Str)
 		return true
 	})
-	obj = append(obj, ']')
+	o.close(']')
 	if next := list.Get("nextPageToken").Str; next != "" {
-		obj = append(obj, `,"nextPageToken":`...)
-		obj = rawjson.AppendString(obj, next)
+		o.str("nextPageToken", next)
 	}
-	obj = append(obj, '}')
-	return structured(obj, links), nil
+	return structured(o.done(), links), nil
 }
 
-// appendMemo writes the short form of a memo memo_search answers with.
-func appendMemo(b []byte, memo rawjson.Value, web string) []byte {
+// writeMemo writes the members of the short form of a memo memo_search
+// answers with.
+func writeMemo(o *object, memo rawjson.Value, web string) {
 	name := memo.Get("name").Str
-	b = append(b, `{"name":`...)
-	b = rawjson.AppendString(b, name)
-	b = append(b, `,"snippet":`...)
-	b = rawjson.AppendString(b, snippet(memo))
-	b = append(b, `,"tags":[`...)
-	first := true
+	o.str("name", name)
+	o.str("snippet", snippet(memo))
+	o.open("tags", '[')
 	memo.Get("tags").ForEach(func(_, t rawjson.Value) bool {
-		if !first {
-			b = append(b, ',')
-		}
-		first = false
-		b = rawjson.AppendString(b, t.Str)
+		o.strItem(t.Str)
 		return true
 	})
-	b = append(b, ']')
+	o.close(']')
 	for _, k := range []string{"creator", "createTime", "updateTime", "visibility"} {
 		if v := memo.Get(k).Str; v != "" {
-			b = append(b, ',', '"')
-			b = append(b, k...)
-			b = append(b, '"', ':')
-			b = rawjson.AppendString(b, v)
+			o.str(k, v)
 		}
 	}
-	b = append(b, `,"pinned":`...)
-	b = strconv.AppendBool(b, memo.Get("pinned").Bool())
-	b = append(b, `,"url":`...)
-	b = rawjson.AppendString(b, memoURL(web, name))
-	return append(b, '}')
+	o.boolean("pinned", memo.Get("pinned").Bool())
+	o.str("url", memoURL(web, name))
 }
 
 // snippet is the start of a memo's text, at most maxSnippetRune runes.

@@ -2,7 +2,6 @@ package finder
 
 import (
 	"context"
-	"strconv"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
@@ -41,21 +40,17 @@ func (f *Finder) tagList(ctx context.Context, args map[string]any, m Memos) ([]b
 		return true
 	})
 	sortTags(all)
-	obj := []byte(`{"tags":[`)
-	for i, t := range all[:min(len(all), int(limit))] {
-		if i > 0 {
-			obj = append(obj, ',')
-		}
-		obj = append(obj, `{"tag":`...)
-		obj = rawjson.AppendString(obj, t.tag)
-		obj = append(obj, `,"count":`...)
-		obj = strconv.AppendInt(obj, t.count, 10)
-		obj = append(obj, '}')
+	o := newObject()
+	o.open("tags", '[')
+	for _, t := range all[:min(len(all), int(limit))] {
+		o.item('{')
+		o.str("tag", t.tag)
+		o.num("count", t.count)
+		o.close('}')
 	}
-	obj = append(obj, `],"total":`...)
-	obj = strconv.AppendInt(obj, int64(len(all)), 10)
-	obj = append(obj, '}')
-	return structured(obj, nil), nil
+	o.close(']')
+	o.num("total", int64(len(all)))
+	return structured(o.done(), nil), nil
 }
 
 // userID is a user's name without "users/".

@@ -458,6 +458,7 @@ func TestFinderCost(t *testing.T) {
 		})
 	}
 	h := getHealth(t, &http.Client{Timeout: time.Minute}, gw.URL)
+	t.Logf("after the calls: %.1f MB of wasm memory", float64(h.Instance.Memory.WasmBytes)/(1<<20))
 	if h.Instance.Memory.WasmBytes >= wasmCeiling {
 		t.Errorf("wasm memory %d bytes after the calls", h.Instance.Memory.WasmBytes)
 	}
