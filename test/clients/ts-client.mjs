@@ -19,7 +19,7 @@
 // one, add an entry to `scenarios`.
 //
 // `tools` mirrors the go-sdk scenario of test/e2e/tools_test.go: every one of
-// the 20 tools is called successfully, each result passing the SDK's own
+// the 20 generated tools is called successfully (the finder scenario calls the 5 hand-written ones), each result passing the SDK's own
 // output-schema check (AJV). `tool-errors` checks Memos' refusals (a bad
 // token, an unknown memo) come back as tool errors.
 
@@ -153,7 +153,7 @@ const scenarios = {
   },
 
   // The successful calls of test/e2e/tools_test.go (TestToolsMemos and
-  // TestToolsAttachments), every one of the 20 tools at least once.
+  // TestToolsAttachments), every one of the 20 generated tools at least once.
   tools: async (ctx) => {
     await listed(ctx);
     const c = toolCaller(ctx);

@@ -13,7 +13,7 @@ import (
 // with a bearer token and runs every scenario of the script against the shared
 // Worker and the real Memos: list-tools (the SDK's zod schemas validate every
 // tool; the names are checked against the registry), tools (the successful
-// calls of tools_test.go, all 20 tools, each structuredContent validated by
+// calls of tools_test.go, all 20 generated tools, each structuredContent validated by
 // the SDK against the tool's outputSchema, since listTools ran first on that
 // client), finder (the hand-written tools; an image attachment comes back
 // as image content) and tool-errors (a bad token, an unknown memo). Any SDK validation
