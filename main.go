@@ -38,6 +38,7 @@ func main() {
 		cfg.AllowedHosts = bridge.DefaultHosts()
 	}
 	tools := upstream.New(cfg, bridge.Fetcher{Binding: cfg.MemosService, MaxBytes: cfg.MaxRespBytes})
+	tools.UseZoneOffsets(bridge.ZoneOffset)
 	// The deployment's selection for every caller; a read-only grant gets
 	// its read-only part (the stricter of the two wins).
 	served := selection.Served(false)

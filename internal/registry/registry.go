@@ -1,12 +1,19 @@
-// Package registry holds the curated Memos tools, compiled at build time from
-// Memos' OpenAPI document by ./generate into tools_gen.go, and the selection
-// of them a deployment serves. Nothing here parses OpenAPI or YAML at run
-// time.
+// Package registry holds the tools the gateway serves: the curated Memos
+// tools, compiled at build time from Memos' OpenAPI document by ./generate
+// into tools_gen.go, then the hand-written ones of package finder; and the
+// selection of them a deployment serves. Nothing here parses OpenAPI or
+// YAML at run time.
 package registry
 
 //go:generate go run ./generate -curation ../../spec/curation.json -o tools_gen.go
 
-import "sync"
+import (
+	"strings"
+	"sync"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/finder"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
+)
 
 // Tool is one MCP tool and the Memos route it calls.
 type Tool struct {
@@ -17,6 +24,9 @@ type Tool struct {
 	Params      []Param // path and query parameters, in template order then name order
 	HasBody     bool    // the request body is the "body" argument
 	ReadOnly    bool    // annotated readOnlyHint: the tool changes nothing
+	// Handwritten marks a tool of package finder, which runs it; it has no
+	// route of its own (Method, Path and Params are empty).
+	Handwritten bool
 	// definition is the tool's entry in tools/list, prepared at build time;
 	// input and output are where its schemas stand in it.
 	definition    string
@@ -46,7 +56,45 @@ type Param struct {
 func MemosVersion() string { return memosVersion }
 
 // All returns every tool in the order tools/list serves them.
-func All() []Tool { return tools }
+func All() []Tool { return catalog() }
+
+// catalog is the generated tools and the hand-written ones in name order,
+// joined once. Each hand-written tool moves into place from the end (a
+// generic sort would add 20 KB of wasm for a handful of tools).
+var catalog = sync.OnceValue(func() []Tool {
+	defs := finder.Definitions()
+	all := make([]Tool, len(tools), len(tools)+len(defs))
+	copy(all, tools)
+	for _, d := range defs {
+		all = append(all, handwritten(d))
+		for i := len(all) - 1; i > 0 && all[i].Name < all[i-1].Name; i-- {
+			all[i], all[i-1] = all[i-1], all[i]
+		}
+	}
+	return all
+})
+
+// handwritten makes a registry tool of a finder definition, compacted.
+// A definition that is not valid JSON is a bug that finder's tests catch;
+// here it would serve an empty schema rather than stop the Worker.
+func handwritten(d finder.Definition) Tool {
+	b, _, _ := rawjson.Compact(nil, []byte(d.JSON), 16, false)
+	t := Tool{Name: d.Name, ReadOnly: d.ReadOnly, Handwritten: true, definition: string(b)}
+	t.input, t.output = member(t.definition, "inputSchema"), member(t.definition, "outputSchema")
+	return t
+}
+
+// member is where the value of a top-level member of a compact JSON object
+// stands in it.
+func member(obj, key string) span {
+	i := strings.Index(obj, `"`+key+`":`)
+	if i < 0 {
+		return span{}
+	}
+	i += len(key) + 3
+	v := rawjson.Parse(obj).Get(key)
+	return span{int32(i), int32(i + len(v.Raw))}
+}
 
 // ListJSON returns the tools array of tools/list with every tool.
 func ListJSON() []byte { return everything().Served(false).ListJSON() }

@@ -8,6 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/tidwall/gjson"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/schema"
 )
 
 // want describes a tool as Memos' built-in MCP server defines it at v0.30.0:
@@ -72,11 +74,14 @@ func TestToolsMatchBuiltInServer(t *testing.T) {
 	if MemosVersion() != "v0.30.0" {
 		t.Fatalf("registry built from Memos %s, want the pinned v0.30.0", MemosVersion())
 	}
-	if len(All()) != len(builtIn) {
-		t.Fatalf("%d tools, want %d", len(All()), len(builtIn))
+	if len(tools) != len(builtIn) {
+		t.Fatalf("%d generated tools, want %d", len(tools), len(builtIn))
 	}
 	defs := definitions(t)
 	for _, tool := range All() {
+		if tool.Handwritten {
+			continue // TestHandwritten
+		}
 		t.Run(tool.Name, func(t *testing.T) {
 			w, ok := builtIn[tool.Name]
 			if !ok {
@@ -320,5 +325,53 @@ func TestNoFieldLabels(t *testing.T) {
 			})
 		}
 		walk("inputSchema", gjson.Parse(tool.InputSchema()))
+	}
+}
+
+// The hand-written tools are served like the generated ones: a title,
+// annotations that match ReadOnly, schemas that compile, and the schema
+// spans where the definition has them.
+func TestHandwritten(t *testing.T) {
+	defs := definitions(t)
+	var names []string
+	for _, tool := range All() {
+		if !tool.Handwritten {
+			continue
+		}
+		names = append(names, tool.Name)
+		t.Run(tool.Name, func(t *testing.T) {
+			d := defs[tool.Name]
+			if tool.Method != "" || tool.Path != "" || len(tool.Params) != 0 {
+				t.Errorf("a hand-written tool has a route: %s %s", tool.Method, tool.Path)
+			}
+			if d.Get("title").Str == "" || d.Get("annotations.title").Str != d.Get("title").Str || d.Get("description").Str == "" {
+				t.Errorf("title %q, annotations.title %q, description %q", d.Get("title").Str, d.Get("annotations.title").Str, d.Get("description").Str)
+			}
+			if d.Get("annotations.readOnlyHint").Bool() != tool.ReadOnly || d.Get("annotations.destructiveHint").Bool() {
+				t.Errorf("annotations %s for ReadOnly=%t", d.Get("annotations").Raw, tool.ReadOnly)
+			}
+			if tool.InputSchema() != d.Get("inputSchema").Raw || tool.OutputSchema() != d.Get("outputSchema").Raw {
+				t.Errorf("schema spans are off:\n%s\n%s", tool.InputSchema(), tool.OutputSchema())
+			}
+			for _, s := range []string{tool.InputSchema(), tool.OutputSchema()} {
+				if _, err := schema.Compile(s); err != nil {
+					t.Errorf("schema does not compile: %v", err)
+				}
+			}
+			if !d.Get("_meta").IsObject() {
+				t.Error("no _meta")
+			}
+		})
+	}
+	want := []string{"attachment_read", "fetch", "memo_search", "search", "tag_list"}
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Errorf("hand-written tools (-want +got):\n%s", diff)
+	}
+	seen := map[string]bool{}
+	for _, tool := range All() {
+		if seen[tool.Name] {
+			t.Errorf("two tools are called %s", tool.Name)
+		}
+		seen[tool.Name] = true
 	}
 }

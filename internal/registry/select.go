@@ -45,6 +45,7 @@ func Select(readOnly bool, entries []string) (*Selection, error) {
 		}
 	}
 	var chosen []*Tool
+	tools := catalog()
 	for i := range tools {
 		t := &tools[i]
 		if (len(add) == 0 || matches(t.Name, add)) && !matches(t.Name, remove) && (t.ReadOnly || !readOnly) {
@@ -135,6 +136,7 @@ func matches(name string, entries []string) bool {
 
 // isName reports whether a registry tool is called s.
 func isName(s string) bool {
+	tools := catalog()
 	for i := range tools {
 		if tools[i].Name == s {
 			return true
@@ -148,6 +150,7 @@ func matchesAny(entry string) bool {
 	if entry == "" {
 		return false
 	}
+	tools := catalog()
 	for i := range tools {
 		if strings.HasPrefix(tools[i].Name, entry) {
 			return true

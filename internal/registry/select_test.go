@@ -45,11 +45,14 @@ func TestSelect(t *testing.T) {
 		{"everything", false, nil, allNames()},
 		{"read-only deployment", true, nil, reads},
 		{"one name", false, []string{"memo_get_memo"}, []string{"memo_get_memo"}},
-		{"prefix", false, []string{"attachment_"}, []string{"attachment_create_attachment", "attachment_delete_attachment", "attachment_get_attachment", "attachment_list_attachments"}},
+		{"prefix", false, []string{"attachment_"}, []string{"attachment_create_attachment", "attachment_delete_attachment", "attachment_get_attachment", "attachment_list_attachments", "attachment_read"}},
 		{"prefix and name", false, []string{"auth_get_current_user", "attachment_get"}, []string{"attachment_get_attachment", "auth_get_current_user"}},
 		{"removal only", false, []string{"-memo_delete_memo", "-attachment_delete_"}, without(allNames(), "memo_delete_memo", "attachment_delete_attachment")},
 		{"a name is not a prefix", false, []string{"memo_delete_memo"}, []string{"memo_delete_memo"}},
-		{"prefix minus name", false, []string{"attachment_", "-attachment_delete_attachment"}, []string{"attachment_create_attachment", "attachment_get_attachment", "attachment_list_attachments"}},
+		{"prefix minus name", false, []string{"attachment_", "-attachment_delete_attachment"}, []string{"attachment_create_attachment", "attachment_get_attachment", "attachment_list_attachments", "attachment_read"}},
+		{"ChatGPT's pair removed", false, []string{"-search", "-fetch"}, without(allNames(), "search", "fetch")},
+		{"only the hand-written", false, []string{"memo_search", "tag_list", "search", "fetch", "attachment_read"}, []string{"attachment_read", "fetch", "memo_search", "search", "tag_list"}},
+		{"read-only keeps the hand-written", true, []string{"search", "fetch"}, []string{"fetch", "search"}},
 		{"read-only and a prefix", true, []string{"memo_"}, memoReads},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -118,14 +121,24 @@ func TestSelectListIsPrepared(t *testing.T) {
 }
 
 // builtInListBytes is the tools/list result of Memos v0.30.0's own MCP
-// server as make bench measures it (README, Benchmarks): 83.4 KB.
-const builtInListBytes = 83_400
+// server as make bench measures it (README, Benchmarks): 83.4 KB for its
+// builtInTools tools.
+const builtInListBytes, builtInTools = 83_400, 20
 
-// The whole list costs a model at most half of what the built-in one does.
+// Each tool costs a model on average at most half of what one of the
+// built-in server's does, and so does the list without the hand-written
+// tools.
 func TestListSize(t *testing.T) {
 	// The result around the array, as the handler serves it.
 	const envelope = len(`{"tools":,"ttlMs":3600000,"cacheScope":"public"}`)
-	if n := len(ListJSON()) + envelope; n*2 > builtInListBytes {
-		t.Errorf("tools/list is %d bytes, more than half of the built-in server's %d", n, builtInListBytes)
+	n := len(ListJSON()) + envelope
+	t.Logf("tools/list: %d bytes for %d tools, %d per tool (the built-in server: %d per tool)", n, len(All()), n/len(All()), builtInListBytes/builtInTools)
+	if n*2*builtInTools > builtInListBytes*len(All()) {
+		t.Errorf("tools/list is %d bytes for %d tools, more than half of the built-in server's %d for %d per tool", n, len(All()), builtInListBytes, builtInTools)
+	}
+	for _, tool := range All() {
+		if tool.Handwritten && len(tool.definition)*2*builtInTools > builtInListBytes {
+			t.Errorf("%s's entry is %d bytes, more than half of the built-in server's average", tool.Name, len(tool.definition))
+		}
 	}
 }

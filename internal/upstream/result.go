@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/accesslog"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/finder"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
@@ -31,6 +32,29 @@ var errNeedsToken = errors.New("this Memos instance is behind Cloudflare Access,
 // credentials; wait is how long Memos asked to wait before retrying (a 429),
 // 0 for any other answer.
 func (c *Client) send(ctx context.Context, t *registry.Tool, req *web.Request, learnt func()) (result []byte, refused bool, wait time.Duration) {
+	route := t.Method + " " + t.Path
+	resp, f := c.exchange(ctx, t.Name, route, req, learnt)
+	if f != nil {
+		return errorResult(f.Msg), f.Refused, f.Wait
+	}
+	obj, escapes, err := normalize(resp.Body)
+	if err != nil {
+		accesslog.From(ctx).SetOutcome(accesslog.ToolError)
+		msg, detail := tooDeep, "answer nests deeper than "+strconv.Itoa(maxAnswerDepth)+" levels ("+strconv.Itoa(len(resp.Body))+" bytes)"
+		if err == errNotJSON {
+			msg, detail = c.notJSON(resp)
+		}
+		logline.Print("tool ", t.Name, ": ", route, ": HTTP ", strconv.Itoa(resp.Status), ": ", detail)
+		return errorResult(msg), false, 0
+	}
+	return successResult(obj, escapes), false, 0
+}
+
+// exchange runs req against Memos for the tool called name and returns a
+// successful answer, or what to tell the caller instead, which it logs
+// under route (the method and route template: the log never gets argument
+// values).
+func (c *Client) exchange(ctx context.Context, name, route string, req *web.Request, learnt func()) (*web.Response, *finder.Failure) {
 	req.Timeout = c.cfg.Timeout
 	entry := accesslog.From(ctx)
 	resp, err := c.doer.Do(ctx, req)
@@ -41,15 +65,16 @@ func (c *Client) send(ctx context.Context, t *registry.Tool, req *web.Request, l
 		entry.SetOutcome(accesslog.ToolError)
 		// The error may quote the URL, whose path carries argument values:
 		// the log gets the route template instead.
-		detail := strings.ReplaceAll(err.Error(), req.URL, c.endpoint(t.Path))
-		logline.Print("tool ", t.Name, ": ", t.Method, " ", t.Path, ": ", detail)
-		return errorResult(c.failure(ctx, err)), false, 0
+		detail := strings.ReplaceAll(err.Error(), req.URL, route)
+		logline.Print("tool ", name, ": ", route, ": ", detail)
+		return nil, &finder.Failure{Msg: c.failure(ctx, err)}
 	}
 	entry.SetUpstream(resp.Status)
 	if resp.Status < 200 || resp.Status > 299 {
 		entry.SetOutcome(accesslog.ToolError)
 		msg, detail := c.refusal(resp)
-		logline.Print("tool ", t.Name, ": ", t.Method, " ", t.Path, ": HTTP ", strconv.Itoa(resp.Status), ": ", detail)
+		logline.Print("tool ", name, ": ", route, ": HTTP ", strconv.Itoa(resp.Status), ": ", detail)
+		var wait time.Duration
 		switch resp.Status {
 		case 404:
 			learnt()
@@ -61,19 +86,9 @@ func (c *Client) send(ctx context.Context, t *registry.Tool, req *web.Request, l
 				msg += " (retry after " + waitText(wait) + ")"
 			}
 		}
-		return errorResult(msg), resp.Status == 401 && memosJSON(resp.Body), wait
+		return nil, &finder.Failure{Msg: msg, Refused: resp.Status == 401 && memosJSON(resp.Body), Wait: wait}
 	}
-	obj, escapes, err := normalize(resp.Body)
-	if err != nil {
-		entry.SetOutcome(accesslog.ToolError)
-		msg, detail := tooDeep, "answer nests deeper than "+strconv.Itoa(maxAnswerDepth)+" levels ("+strconv.Itoa(len(resp.Body))+" bytes)"
-		if err == errNotJSON {
-			msg, detail = c.notJSON(resp)
-		}
-		logline.Print("tool ", t.Name, ": ", t.Method, " ", t.Path, ": HTTP ", strconv.Itoa(resp.Status), ": ", detail)
-		return errorResult(msg), false, 0
-	}
-	return successResult(obj, escapes), false, 0
+	return resp, nil
 }
 
 // maxAnswerDepth bounds how deep arrays and objects may nest in an answer

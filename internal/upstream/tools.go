@@ -11,6 +11,7 @@ import (
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/accesslog"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/finder"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
@@ -26,6 +27,7 @@ type Client struct {
 	tools   map[string]*tool
 	version versionCache
 	health  healthCache
+	finder  finder.Finder // runs the hand-written tools
 }
 
 // New returns a Client for cfg, sending requests through doer.
@@ -156,6 +158,10 @@ func (c *Client) Call(ctx context.Context, name string, args rawjson.Value, auth
 		entry.SetOutcome(accesslog.ToolError)
 		return errorResult(errNeedsToken.Error()), true, false, 0
 	}
+	if t.def.Handwritten {
+		result, refused, wait = c.callFinder(ctx, t, args, authorization)
+		return result, true, refused, wait
+	}
 	req, err := c.request(t, args, authorization)
 	if err != nil {
 		entry.SetOutcome(accesslog.ToolError)
@@ -174,20 +180,31 @@ func (c *Client) Call(ctx context.Context, name string, args rawjson.Value, auth
 	return result, true, refused, wait
 }
 
-// request validates the arguments and builds the upstream request.
-func (c *Client) request(t *tool, args rawjson.Value, authorization string) (*web.Request, error) {
+// arguments decodes a call's arguments and validates them against the
+// tool's input schema.
+func (c *Client) arguments(t *tool, args rawjson.Value) (arguments, error) {
 	p, err := t.prepare()
 	if err != nil {
 		logline.Print("tool ", t.def.Name, ": input schema: ", err.Error())
-		return nil, errInternal
+		return arguments{}, errInternal
 	}
 	a, err := decodeArguments(args)
 	if err != nil {
-		return nil, err
+		return arguments{}, err
 	}
 	if err := p.schema.Validate(a.values); err != nil {
+		return arguments{}, err
+	}
+	return a, nil
+}
+
+// request validates the arguments and builds the upstream request.
+func (c *Client) request(t *tool, args rawjson.Value, authorization string) (*web.Request, error) {
+	a, err := c.arguments(t, args)
+	if err != nil {
 		return nil, err
 	}
+	p := t.prep
 	path, err := buildPath(p.segments, a.values)
 	if err != nil {
 		return nil, err

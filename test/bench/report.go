@@ -64,6 +64,9 @@ type goal struct {
 	measured     bool // false when the figure could not be measured in this build
 }
 
+// perTool is a list's bytes per tool.
+func (r *results) perTool(bytes, tools int) float64 { return float64(bytes) / float64(max(tools, 1)) }
+
 func (r *results) goals() []goal {
 	p50 := func(s latency) float64 { return float64(s.p50()) }
 	within := func(what string, limit float64, g, base float64) goal {
@@ -74,9 +77,10 @@ func (r *results) goals() []goal {
 		{what: "wasm ≤ 3.1 MB raw and ≤ 0.95 MB gzip -9 (app.wasm)", measured: true,
 			met:    r.wasm.raw <= 3.1e6 && r.wasm.gzip <= 0.95e6,
 			figure: fmt.Sprintf("%s / %s; the upload as wrangler counts it: %s gzip", mb(r.wasm.raw), mb(r.wasm.gzip), mb(r.uploadGz))},
-		{what: "tools/list payload ≤ 50% of Memos' built-in", measured: true,
-			met:    float64(r.listBytes) <= 0.5*float64(r.builtinN),
-			figure: fmt.Sprintf("%s vs %s = %.1f%%", kb(int64(r.listBytes)), kb(int64(r.builtinN)), 100*float64(r.listBytes)/float64(r.builtinN))},
+		{what: "tools/list payload per tool ≤ 50% of Memos' built-in", measured: r.listTools > 0 && r.builtinTools > 0,
+			met: r.listTools > 0 && r.builtinTools > 0 && r.perTool(r.listBytes, r.listTools) <= 0.5*r.perTool(r.builtinN, r.builtinTools),
+			figure: fmt.Sprintf("%s for %d tools vs %s for %d = %.1f%% per tool", kb(int64(r.listBytes)), r.listTools, kb(int64(r.builtinN)), r.builtinTools,
+				100*r.perTool(r.listBytes, r.listTools)/r.perTool(r.builtinN, r.builtinTools))},
 		{what: "Go instance start ≤ 50 ms", measured: true, met: r.goStart.p50() <= 50*time.Millisecond,
 			figure: fmt.Sprintf("median %s over %d new isolates", ms(r.goStart.p50()), len(r.goStart))},
 		within("cold start to first answer ≤ 1.3× the empty Go program's, workerd alone", 1.3, float64(r.coldGo.p50()), float64(r.coldEmpty.p50())),
@@ -140,7 +144,8 @@ func (r *results) rows() [][]string {
 		"JavaScript Worker: "+r.devJS.String(), ratio(p50(r.devGo), p50(r.devJS)))
 	add("2", "Go instance start (instantiate + init until ready), in the entry module", r.goStart.String(),
 		fmt.Sprintf("same wasm under Node, one start: %.1f ms (+ %.1f ms compile)", r.cpu.StartMs, r.cpu.CompileMs), "")
-	add("3", "tools/list payload", kb(int64(r.listBytes)), "Memos' built-in /mcp: "+kb(int64(r.builtinN)), ratio(float64(r.listBytes), float64(r.builtinN)))
+	add("3", fmt.Sprintf("tools/list payload (%d tools)", r.listTools), kb(int64(r.listBytes)), fmt.Sprintf("Memos' built-in /mcp: %s (%d tools)", kb(int64(r.builtinN)), r.builtinTools),
+		ratio(r.perTool(r.listBytes, r.listTools), r.perTool(r.builtinN, r.builtinTools))+" per tool")
 	for rt, name := range runtimeName {
 		add("3", "tools/list latency, "+name, r.list[rt].String(), "JavaScript Worker, same bytes: "+r.listFloor[rt].String(),
 			ratio(p50(r.list[rt].sample), p50(r.listFloor[rt].sample)))

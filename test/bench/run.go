@@ -33,25 +33,28 @@ type results struct {
 	devFirstJS          sample
 	goStart             sample // startupMs of each new isolate
 	listBytes, builtinN int
-	list, listFloor     [2]latency // by runtime: dev, alone
-	listEmpty           [2]latency
-	listQuiet           latency // the gateway without its log line, wrangler dev
-	getMemoQuiet        latency
-	callWorks           bool
-	callProblem         string
-	getMemo, proxy      [2]latency
-	builtin, rest       latency
-	bigBytes            int     // Memos' answer for the big list
-	bigList, bigProxy   latency // row 8, workerd alone
-	mixName             string
-	memWarm, memAfter   instanceMemory
-	memLoad             load
-	throughput          load
-	baseline            string // the commit of the baseline build, if any
-	baselineDir         string // its build folder
-	baselineLoad        load   // row 5 on it
-	cpu                 wasmCPU
-	native              map[string]nativeBench
+	// listTools and builtinTools are how many tools each list holds: the
+	// goal is per tool, the gateway serving tools Memos' server lacks.
+	listTools, builtinTools int
+	list, listFloor         [2]latency // by runtime: dev, alone
+	listEmpty               [2]latency
+	listQuiet               latency // the gateway without its log line, wrangler dev
+	getMemoQuiet            latency
+	callWorks               bool
+	callProblem             string
+	getMemo, proxy          [2]latency
+	builtin, rest           latency
+	bigBytes                int     // Memos' answer for the big list
+	bigList, bigProxy       latency // row 8, workerd alone
+	mixName                 string
+	memWarm, memAfter       instanceMemory
+	memLoad                 load
+	throughput              load
+	baseline                string // the commit of the baseline build, if any
+	baselineDir             string // its build folder
+	baselineLoad            load   // row 5 on it
+	cpu                     wasmCPU
+	native                  map[string]nativeBench
 }
 
 // bench holds the parts of a run.
@@ -244,11 +247,13 @@ func (b *bench) warmRows(ctx context.Context, r *results, compat string) (floor 
 		return floor, fmt.Errorf("gateway tools/list: %d %v", status, err)
 	}
 	r.listBytes = len(payload)
+	r.listTools = int(gjson.GetBytes(payload, "result.tools.#").Int())
 	status, builtin, err := post(ctx, client, b.memos.URL+"/mcp", listBody, mcpHeaders(token))
 	if err != nil || status != 200 || gjson.GetBytes(builtin, "result.tools.#").Int() == 0 {
 		return floor, fmt.Errorf("Memos' built-in tools/list: %d %v %.200s", status, err, builtin)
 	}
 	r.builtinN = len(builtin)
+	r.builtinTools = int(gjson.GetBytes(builtin, "result.tools.#").Int())
 	_, answer, err := post(ctx, client, gwURL, getMemoBody(b.memo), mcpHeaders(token))
 	if err == nil {
 		err = isMemo(b.memo)(answer)

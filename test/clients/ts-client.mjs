@@ -19,9 +19,10 @@
 // one, add an entry to `scenarios`.
 //
 // `tools` mirrors the go-sdk scenario of test/e2e/tools_test.go: every one of
-// the 20 tools is called successfully, each result passing the SDK's own
-// output-schema check (AJV). `tool-errors` checks Memos' refusals (an
-// unknown memo) come back as tool errors, and a bad token as a 401 at connect.
+// the 20 generated tools is called successfully (the finder scenario calls
+// the 5 hand-written ones), each result passing the SDK's own output-schema
+// check (AJV). `tool-errors` checks Memos' refusals (an unknown memo) come
+// back as tool errors, and a bad token as a 401 at connect.
 
 import assert from 'node:assert/strict';
 import { Buffer } from 'node:buffer';
@@ -30,7 +31,11 @@ import process from 'node:process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
-const EXPECTED_TOOL_COUNT = 20;
+const EXPECTED_TOOL_COUNT = 25;
+
+// The hand-written tools (package finder), which the finder scenario calls;
+// the tools scenario calls every other one.
+const FINDER_TOOLS = ['attachment_read', 'fetch', 'memo_search', 'search', 'tag_list'];
 
 // A tag of this run's own, so the filter and pagination checks see only the
 // memos this run created, whatever else the instance holds.
@@ -149,7 +154,7 @@ const scenarios = {
   },
 
   // The successful calls of test/e2e/tools_test.go (TestToolsMemos and
-  // TestToolsAttachments), every one of the 20 tools at least once.
+  // TestToolsAttachments), every one of the 20 generated tools at least once.
   tools: async (ctx) => {
     await listed(ctx);
     const c = toolCaller(ctx);
@@ -242,9 +247,56 @@ const scenarios = {
     await c.ok('memo_delete_memo', { memo: b });
     assert.match(await c.fails('memo_get_memo', { memo: b }), /^404 Not Found/, 'get of a deleted memo');
 
-    const missing = ctx.tools.map((t) => t.name).filter((n) => !c.succeeded.has(n));
+    const missing = ctx.tools.map((t) => t.name).filter((n) => !c.succeeded.has(n) && !FINDER_TOOLS.includes(n));
     assert.deepEqual(missing, [], 'tools never called successfully');
     console.log(`  ${c.succeeded.size} tools called successfully, every result validated by the SDK`);
+  },
+
+  // The hand-written tools, each result validated by the SDK against the
+  // tool's outputSchema: memo_search with its resource links, tag_list,
+  // ChatGPT's search and fetch in OpenAI's shapes, and an image attachment
+  // read back as MCP image content.
+  finder: async (ctx) => {
+    await listed(ctx);
+    const call = async (name, args) => {
+      const res = await ctx.client.callTool({ name, arguments: args });
+      assert.ok(!res.isError, `${name}: tool error: ${res.content?.[0]?.text}`);
+      assert.equal(res.content[0].type, 'text', `${name}: the first item is text`);
+      assert.deepEqual(JSON.parse(res.content[0].text), res.structuredContent, `${name}: text and structuredContent differ`);
+      return res;
+    };
+    const c = toolCaller(ctx);
+    const memo = (await c.ok('memo_create_memo', { body: { content: `The boiler needs 1.5 bar #${RUN_TAG}/home` } })).name;
+
+    let res = await call('memo_search', { text: 'BOILER', tags: [RUN_TAG] });
+    assert.deepEqual(res.structuredContent.memos.map((m) => m.name), [memo], 'memo_search finds the memo by a word and its parent tag');
+    assert.deepEqual(res.content.slice(1).map((i) => [i.type, i.uri]), [['resource_link', `memo://${memo}`]], 'memo_search links the memo');
+
+    res = await call('tag_list', {});
+    assert.ok(res.structuredContent.tags.some((t) => t.tag === `${RUN_TAG}/home` && t.count === 1), 'tag_list counts the tag');
+
+    res = await call('search', { query: `boiler #${RUN_TAG}` });
+    assert.equal(res.content.length, 1, 'search answers with one content item');
+    const found = JSON.parse(res.content[0].text);
+    assert.deepEqual(Object.keys(found), ['results'], 'search: {results}');
+    assert.equal(found.results.length, 1, 'search finds the memo');
+    assert.deepEqual(Object.keys(found.results[0]).sort(), ['id', 'title', 'url'], 'search result members');
+    res = await call('fetch', { id: found.results[0].id });
+    assert.equal(res.content.length, 1, 'fetch answers with one content item');
+    const doc = JSON.parse(res.content[0].text);
+    assert.deepEqual(Object.keys(doc).sort(), ['id', 'metadata', 'text', 'title', 'url'], 'fetch members');
+    assert.equal(doc.text, `The boiler needs 1.5 bar #${RUN_TAG}/home`, 'fetch text');
+
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
+    const att = await c.ok('attachment_create_attachment', { body: { filename: 'dot.png', type: 'image/png', content: png, memo } });
+    res = await call('attachment_read', { name: att.name });
+    assert.equal(res.content.length, 2, 'attachment_read: a description and the image');
+    const img = res.content[1];
+    assert.equal(img.type, 'image', 'the attachment comes back as image content');
+    assert.match(img.mimeType, /^image\//, 'with an image MIME type');
+    assert.ok(Buffer.from(img.data, 'base64').length > 0, 'with base64 data');
+    console.log(`  image content: ${img.mimeType}, ${Buffer.from(img.data, 'base64').length} bytes`);
+    await c.ok('memo_delete_memo', { memo });
   },
 
   // Memos' refusals come back as tool errors: "<code> <reason>: <message>".

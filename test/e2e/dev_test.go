@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
 	"github.com/memos-mcp-edge/memos-mcp-edge/test/harness"
 )
 
@@ -164,7 +165,7 @@ func TestMakeDevStartsLocalMemos(t *testing.T) {
 	defer cancel()
 	cs := connect(t, ctx, mcpURL, token, "")
 	res, err := cs.ListTools(ctx, nil)
-	if err != nil || len(res.Tools) != 20 {
+	if err != nil || len(res.Tools) != len(registry.All()) {
 		t.Fatalf("tools/list through make dev: %v (%d tools)", err, len(res.Tools))
 	}
 	base := strings.TrimSuffix(mcpURL, "/mcp")
@@ -187,7 +188,7 @@ func TestMakeDevUsesMemosURL(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cs := connect(t, ctx, mcpURL, memos.Token, "2025-11-25")
-	if res, err := cs.ListTools(ctx, nil); err != nil || len(res.Tools) != 20 {
+	if res, err := cs.ListTools(ctx, nil); err != nil || len(res.Tools) != len(registry.All()) {
 		t.Fatalf("tools/list through make dev: %v", err)
 	}
 	base := strings.TrimSuffix(mcpURL, "/mcp")

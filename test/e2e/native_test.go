@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
 	"github.com/memos-mcp-edge/memos-mcp-edge/test/harness"
 )
 
@@ -48,7 +49,7 @@ func TestNativeServer(t *testing.T) {
 	if user := c.ok("auth_get_current_user", nil); str(user, "user.name") != "users/"+memos.Username {
 		t.Errorf("current user: %v", user)
 	}
-	if res, err := c.cs.ListTools(context.Background(), nil); err != nil || len(res.Tools) != 20 {
+	if res, err := c.cs.ListTools(context.Background(), nil); err != nil || len(res.Tools) != len(registry.All()) {
 		t.Errorf("tools/list: %v", err)
 	}
 	req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))

@@ -1,0 +1,92 @@
+package finder
+
+// Definition is a hand-written tool's entry in tools/list, as JSON (the
+// registry compacts it once), and whether the tool only reads.
+type Definition struct {
+	Name     string
+	ReadOnly bool
+	JSON     string
+}
+
+// Definitions returns the hand-written tools in the order tools/list
+// serves them, after the generated ones. Descriptions are short: every
+// byte here is in every client's context.
+func Definitions() []Definition { return definitions }
+
+// reads is the annotations of a tool that only reads; its title is added
+// by the definition.
+const reads = `"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false`
+
+var definitions = []Definition{
+	{Name: "memo_search", ReadOnly: true, JSON: `{
+	"name":"memo_search","title":"Search Memos",
+	"description":"Find memos by words, tags, dates (days in timezone) and state, newest first; simpler than a memo_list_memos filter. For more, repeat with pageToken: nextPageToken.",
+	"inputSchema":{"type":"object","additionalProperties":false,"properties":{
+		"text":{"type":"string","description":"words that must all occur, any case"},
+		"tags":{"type":"array","items":{"type":"string"},"description":"work also matches work/meetings"},
+		"tagMatch":{"type":"string","enum":["any","all"]},
+		"withoutTags":{"type":"array","items":{"type":"string"}},
+		"on":{"type":"string","description":"YYYY-MM-DD"},
+		"from":{"type":"string","description":"YYYY-MM-DD, included"},
+		"to":{"type":"string","description":"YYYY-MM-DD, included"},
+		"when":{"type":"string","enum":["today","yesterday","this_week","last_week","this_month","last_month","on_this_day"],"description":"on_this_day: today's date in earlier years"},
+		"lastDays":{"type":"integer","description":"the last N days, today included"},
+		"timezone":{"type":"string","description":"IANA, e.g. Europe/Paris"},
+		"pinned":{"type":"boolean"},
+		"visibility":{"type":"string","enum":["PRIVATE","PROTECTED","PUBLIC"]},
+		"openTasks":{"type":"boolean","description":"has unchecked tasks"},
+		"scope":{"type":"string","enum":["mine","all"],"description":"default mine"},
+		"pageSize":{"type":"integer","description":"1 to 50, default 10"},
+		"pageToken":{"type":"string"}}},
+	"outputSchema":{"type":"object","properties":{
+		"memos":{"type":"array","items":{"type":"object","properties":{
+			"name":{"type":"string"},"snippet":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}},
+			"creator":{"type":"string"},"createTime":{"type":"string"},"updateTime":{"type":"string"},
+			"visibility":{"type":"string"},"pinned":{"type":"boolean"},"url":{"type":"string"}}}},
+		"nextPageToken":{"type":"string"}}},
+	"annotations":{"title":"Search Memos",` + reads + `},
+	"_meta":{"calls":["GET /api/v1/auth/me","GET /api/v1/memos"]}}`},
+
+	{Name: "tag_list", ReadOnly: true, JSON: `{
+	"name":"tag_list","title":"List Tags",
+	"description":"Your tags with how many memos carry each, most used first.",
+	"inputSchema":{"type":"object","additionalProperties":false,"properties":{
+		"limit":{"type":"integer","description":"1 to 500, default 100"}}},
+	"outputSchema":{"type":"object","properties":{
+		"tags":{"type":"array","items":{"type":"object","properties":{"tag":{"type":"string"},"count":{"type":"integer"}}}},
+		"total":{"type":"integer"}}},
+	"annotations":{"title":"List Tags",` + reads + `},
+	"_meta":{"calls":["GET /api/v1/auth/me","GET /api/v1/{user}:getStats"]}}`},
+
+	{Name: "search", ReadOnly: true, JSON: `{
+	"name":"search","title":"Search",
+	"description":"Search your memos: every word must occur; #tag words match tags. Returns ids for fetch.",
+	"inputSchema":{"type":"object","additionalProperties":false,"required":["query"],"properties":{
+		"query":{"type":"string"}}},
+	"outputSchema":{"type":"object","properties":{
+		"results":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"url":{"type":"string"}}}}}},
+	"annotations":{"title":"Search",` + reads + `},
+	"_meta":{"calls":["GET /api/v1/auth/me","GET /api/v1/memos"]}}`},
+
+	{Name: "fetch", ReadOnly: true, JSON: `{
+	"name":"fetch","title":"Fetch",
+	"description":"A memo's whole text by its id, from search.",
+	"inputSchema":{"type":"object","additionalProperties":false,"required":["id"],"properties":{
+		"id":{"type":"string"}}},
+	"outputSchema":{"type":"object","properties":{
+		"id":{"type":"string"},"title":{"type":"string"},"text":{"type":"string"},"url":{"type":"string"},
+		"metadata":{"type":"object","additionalProperties":{"type":"string"}}}},
+	"annotations":{"title":"Fetch",` + reads + `},
+	"_meta":{"calls":["GET /api/v1/memos/{memo}"]}}`},
+
+	{Name: "attachment_read", ReadOnly: true, JSON: `{
+	"name":"attachment_read","title":"Read Attachment",
+	"description":"An attachment's contents: an image as an image (Memos' thumbnail when it has one, up to 1 MB), a text file as text (up to 256 KB).",
+	"inputSchema":{"type":"object","additionalProperties":false,"required":["name"],"properties":{
+		"name":{"type":"string","description":"attachments/{id}"}}},
+	"outputSchema":{"type":"object","properties":{
+		"name":{"type":"string"},"filename":{"type":"string"},"type":{"type":"string"},"size":{"type":"integer"},
+		"memo":{"type":"string"},"returned":{"type":"string"},"bytes":{"type":"integer"}}},
+	"annotations":{"title":"Read Attachment",` + reads + `},
+	"_meta":{"calls":["GET /api/v1/attachments/{attachment}","GET /file/attachments/{attachment}/{filename}"]}}`},
+}

@@ -1,0 +1,137 @@
+package finder
+
+import (
+	"context"
+	"strings"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
+)
+
+// ChatGPT's connectors (deep research, company knowledge) need tools named
+// search and fetch with fixed shapes: search(query) answers with one text
+// item holding {"results":[{"id","title","url"}]}, fetch(id) with one text
+// item holding {"id","title","text","url","metadata"}. The same JSON is the
+// structured content.
+
+// searchResults is how many memos search returns.
+const searchResults = 20
+
+// search finds the caller's memos holding every word of query; words
+// written #tag are tags (with their children).
+func (f *Finder) search(ctx context.Context, args map[string]any, m Memos) ([]byte, *Failure) {
+	query := str(args, "query")
+	if len(query) > maxTextBytes {
+		return nil, fail("query must be at most 200 bytes: search for a few telling words")
+	}
+	q := &Query{}
+	for _, w := range strings.Fields(cleanText(query)) {
+		if t, ok := strings.CutPrefix(w, "#"); ok && t != "" && len(t) <= maxTagBytes && len(q.Tags) < maxTags {
+			q.Tags = append(q.Tags, strings.TrimSuffix(t, "/"))
+			q.AllTags = true
+			continue
+		}
+		q.Words = append(q.Words, w)
+	}
+	if len(q.Words) > maxWords {
+		return nil, fail("query may hold at most 8 words, each of which must occur")
+	}
+	var err *Failure
+	if q.Creator, err = me(ctx, m); err != nil {
+		return nil, err
+	}
+	body, gerr := m.Get(ctx, listRoute, listPath(q.Compile(), searchResults, ""))
+	if gerr != nil {
+		return nil, asFailure(gerr)
+	}
+	web := m.WebURL()
+	o := newObject()
+	o.open("results", '[')
+	rawjson.ParseBytes(body).Get("memos").ForEach(func(_, memo rawjson.Value) bool {
+		name := memo.Get("name").Str
+		o.item('{')
+		o.str("id", memoID(name))
+		o.str("title", title(memo))
+		o.str("url", memoURL(web, name))
+		o.close('}')
+		return true
+	})
+	o.close(']')
+	return structured(o.done(), nil), nil
+}
+
+// fetch answers with a memo's whole text. id is the memo's id, its name
+// (memos/…) or its resource URI (memo://memos/…).
+func (f *Finder) fetch(ctx context.Context, args map[string]any, m Memos) ([]byte, *Failure) {
+	id, err := idOf(str(args, "id"), "memos/")
+	if err != nil {
+		return nil, err
+	}
+	body, gerr := m.Get(ctx, "/api/v1/memos/{memo}", "/api/v1/memos/"+uri.PathEscape(id))
+	if gerr != nil {
+		return nil, asFailure(gerr)
+	}
+	memo := rawjson.ParseBytes(body)
+	name := memo.Get("name").Str
+	o := newObject()
+	o.str("id", memoID(name))
+	o.str("title", title(memo))
+	o.str("text", memo.Get("content").Str)
+	o.str("url", memoURL(m.WebURL(), name))
+	o.open("metadata", '{')
+	o.str("name", name)
+	for _, k := range []string{"creator", "createTime", "updateTime", "visibility"} {
+		o.str(k, memo.Get(k).Str)
+	}
+	o.str("pinned", boolText(memo.Get("pinned").Bool()))
+	o.str("tags", strings.Join(stringsOf(memo.Get("tags")), ", "))
+	var files []string
+	memo.Get("attachments").ForEach(func(_, a rawjson.Value) bool {
+		files = append(files, a.Get("name").Str+" ("+a.Get("filename").Str+", "+a.Get("type").Str+")")
+		return true
+	})
+	o.str("attachments", strings.Join(files, "; "))
+	o.close('}')
+	return structured(o.done(), nil), nil
+}
+
+// title is a memo's first line of text, cut short.
+func title(memo rawjson.Value) string {
+	s := memo.Get("content").Str
+	if s == "" {
+		s = memo.Get("snippet").Str
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	line = strings.TrimSpace(strings.TrimLeft(line, "# "))
+	if line == "" {
+		return memo.Get("name").Str
+	}
+	return clip(line, 80)
+}
+
+// idOf reads an id given as the id itself, as a resource name (prefix
+// memos/ or attachments/) or as a memo:// URI.
+func idOf(s, prefix string) (string, *Failure) {
+	s = strings.TrimPrefix(strings.TrimSpace(s), "memo://")
+	s = strings.TrimPrefix(s, prefix)
+	if s == "" || len(s) > 64 || strings.ContainsAny(s, "/?#%\\") {
+		return "", fail("id must be a " + strings.TrimSuffix(prefix, "s/") + "'s id, such as " + prefix + "AbC123 or just AbC123")
+	}
+	return s, nil
+}
+
+func boolText(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
+
+func stringsOf(v rawjson.Value) []string {
+	var out []string
+	v.ForEach(func(_, s rawjson.Value) bool {
+		out = append(out, s.Str)
+		return true
+	})
+	return out
+}

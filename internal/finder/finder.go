@@ -1,0 +1,146 @@
+// Package finder holds the tools written by hand rather than generated from
+// Memos' OpenAPI document: memo_search, tag_list, ChatGPT's search and
+// fetch, and attachment_read. Each compiles its arguments into a few Memos
+// requests (at most memosRequests) and shapes the answers for a model:
+// small, with links, never Memos' whole objects.
+//
+// The registry lists these tools beside the generated ones (Definitions)
+// and the upstream client validates their arguments with the same schemas
+// and errors, then hands them here with a Memos to ask.
+package finder
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
+)
+
+// Memos is the instance as the caller sees it: every request goes with the
+// caller's own credentials.
+type Memos interface {
+	// Get asks Memos' API for path (with its query) and returns the body
+	// of a successful answer, or a *Failure. route is the path's template,
+	// for the log, which never gets argument values.
+	Get(ctx context.Context, route, path string) ([]byte, error)
+	// File downloads a file (an attachment's bytes) from path and returns
+	// them with their content type, or a *Failure.
+	File(ctx context.Context, route, path string) (body []byte, contentType string, err error)
+	// WebURL is the address of the Memos web app, without a final slash,
+	// for links to memos people can open; "" when unknown.
+	WebURL() string
+}
+
+// Failure is a call that did not succeed: Msg is what the caller is told;
+// Refused reports Memos refusing the caller's credentials, Wait how long
+// it asked to wait (a 429).
+type Failure struct {
+	Msg     string
+	Refused bool
+	Wait    time.Duration
+}
+
+func (f *Failure) Error() string { return f.Msg }
+
+// fail is a Failure of the call itself, such as a bad argument.
+func fail(msg string) *Failure { return &Failure{Msg: msg} }
+
+// Finder runs the hand-written tools.
+type Finder struct {
+	// Offsets gives time zone offsets; nil knows UTC only. (A default of
+	// GoOffsets would link time.LoadLocation into the wasm, where it cannot
+	// work without time/tzdata.)
+	Offsets OffsetFunc
+	// Now is the present; nil is time.Now.
+	Now func() time.Time
+}
+
+// Call runs the tool called name with arguments already checked against
+// its input schema (as decoded by the upstream client: strings, booleans,
+// rawjson.Numeral, []any). It returns the CallToolResult, or the failure
+// to report as a tool error. ok is false when no hand-written tool has
+// that name.
+func (f *Finder) Call(ctx context.Context, name string, args map[string]any, m Memos) (result []byte, err *Failure, ok bool) {
+	run, ok := handlers[name]
+	if !ok {
+		return nil, nil, false
+	}
+	result, err = run(f, ctx, args, m)
+	return result, err, true
+}
+
+type handler func(f *Finder, ctx context.Context, args map[string]any, m Memos) ([]byte, *Failure)
+
+var handlers = map[string]handler{
+	"memo_search":     (*Finder).memoSearch,
+	"tag_list":        (*Finder).tagList,
+	"search":          (*Finder).search,
+	"fetch":           (*Finder).fetch,
+	"attachment_read": (*Finder).attachmentRead,
+}
+
+func (f *Finder) now() time.Time {
+	if f.Now != nil {
+		return f.Now()
+	}
+	return time.Now()
+}
+
+func (f *Finder) offsets() OffsetFunc {
+	if f.Offsets != nil {
+		return f.Offsets
+	}
+	return func(string, time.Time) (int, bool) { return 0, false }
+}
+
+// memosRequests is the most Memos requests one call of these tools makes.
+const memosRequests = 2
+
+// asFailure turns an error from Memos into the Failure to report.
+func asFailure(err error) *Failure {
+	if f, ok := err.(*Failure); ok {
+		return f
+	}
+	return fail(err.Error())
+}
+
+// str returns a string argument, "" when absent.
+func str(args map[string]any, name string) string {
+	s, _ := args[name].(string)
+	return s
+}
+
+// flag returns a boolean argument, nil when absent.
+func flag(args map[string]any, name string) *bool {
+	b, ok := args[name].(bool)
+	if !ok {
+		return nil
+	}
+	return &b
+}
+
+// integer returns an integer argument within [lo, hi]; def when absent.
+func integer(args map[string]any, name string, lo, hi, def int64) (int64, *Failure) {
+	v, ok := args[name].(rawjson.Numeral)
+	if !ok {
+		return def, nil
+	}
+	n, err := strconv.ParseInt(string(v), 10, 64)
+	if err != nil || n < lo || n > hi {
+		return 0, fail(name + " must be a whole number from " + strconv.FormatInt(lo, 10) + " to " + strconv.FormatInt(hi, 10))
+	}
+	return n, nil
+}
+
+// strs returns a string array argument.
+func strs(args map[string]any, name string) []string {
+	items, _ := args[name].([]any)
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		if s, ok := it.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
