@@ -96,7 +96,7 @@ func TestServiceBinding(t *testing.T) {
 	}
 	ctx := context.Background()
 	cs := connect(t, ctx, gw.URL+"/mcp", memos.Token, "")
-	if res, err := cs.ListTools(ctx, nil); err != nil || len(res.Tools) != 20 {
+	if res, err := cs.ListTools(ctx, nil); err != nil || len(res.Tools) != len(registryNames()) {
 		t.Fatalf("tools/list through the binding gateway: %v", err)
 	}
 }

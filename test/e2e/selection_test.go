@@ -114,7 +114,7 @@ func TestToolsSelection(t *testing.T) {
 		"MEMOS_URL": memos.URL,
 		"TOOLS":     "attachment_, -attachment_delete_attachment, memo_get_memo, memo_list_memos",
 	}})
-	want := []string{"attachment_create_attachment", "attachment_get_attachment", "attachment_list_attachments", "memo_get_memo", "memo_list_memos"}
+	want := []string{"attachment_create_attachment", "attachment_get_attachment", "attachment_list_attachments", "attachment_read", "memo_get_memo", "memo_list_memos"}
 	if diff := cmp.Diff(want, listedNames(t, gw.URL)); diff != "" {
 		t.Errorf("selected tools (-want +got):\n%s", diff)
 	}
