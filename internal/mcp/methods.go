@@ -31,6 +31,9 @@ func (h *Handler) dispatch(ctx context.Context, c *call) reply {
 	case m == "ping" && !c.modern:
 		return h.ok(c, []byte(`{}`))
 	}
+	if r, ok := h.serveFeature(ctx, c); ok {
+		return r
+	}
 	status := 200
 	if c.modern {
 		status = 404
@@ -67,21 +70,21 @@ var comma = []byte(",")
 func (h *Handler) initializeResult(requested string) []byte {
 	b := []byte(`{"protocolVersion":`)
 	b = rawjson.AppendString(b, negotiate(requested))
-	b = append(b, `,"capabilities":{"tools":{}},"serverInfo":`...)
+	b = append(b, `,"capabilities":`+h.capabilities+`,"serverInfo":`...)
 	b = append(b, h.serverInfo...)
 	return append(b, '}')
 }
 
 func (h *Handler) discoverResult() []byte {
-	return []byte(`{"supportedVersions":` + supportedJSON + `,"capabilities":{"tools":{}},"ttlMs":` + listTTLMillis + `,"cacheScope":"public"}`)
+	return []byte(`{"supportedVersions":` + supportedJSON + `,"capabilities":` + h.capabilities + `,"ttlMs":` + listTTLMillis + `,"cacheScope":"public"}`)
 }
 
 // toolsList returns the tools/list result of the tools the request's grant
 // is served, built once per era and set from the prepared bytes.
 func (h *Handler) toolsList(ctx context.Context, modern bool) []byte {
-	tools, lists := h.opts.Tools, &h.full
+	tools, lists := h.opts.Tools, &h.full.tools
 	if grantOf(ctx).readOnly {
-		tools, lists = h.opts.ReadOnlyTools, &h.readOnly
+		tools, lists = h.opts.ReadOnlyTools, &h.readOnly.tools
 	}
 	lists.once.Do(func() {
 		list := tools.ListJSON()
