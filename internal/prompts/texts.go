@@ -38,9 +38,9 @@ func (tb toolbox) searchFor(what, filter string) string {
 // reading says how to read a whole memo.
 func (tb toolbox) reading() string {
 	if tb.get != "" {
-		return " Read a whole memo with " + tb.get + " (or its resource memo://memos/{id}) when its snippet is not enough."
+		return "\n\nRead a whole memo with " + tb.get + " (or as the resource memo://memos/{id}) when its snippet is not enough."
 	}
-	return " Read a whole memo as the resource memo://memos/{id} when its snippet is not enough."
+	return "\n\nRead a whole memo as the resource memo://memos/{id} when its snippet is not enough."
 }
 
 var visibilities = []string{"PRIVATE", "PROTECTED", "PUBLIC"}
@@ -102,8 +102,8 @@ var catalog = []prompt{
 			}
 			var b strings.Builder
 			b.WriteString("Review what I wrote in Memos in " + period + ". Do not change any memo.\n\n")
-			b.WriteString("1. " + tb.searchFor("my own memos created in "+period+", newest first", `created_ts >= now - duration("`+strconv.Itoa(24*n)+`h")`) +
-				" Follow the cursor to the next page while there is one, up to 100 memos.\n")
+			b.WriteString("1. " + tb.searchFor("my own memos created in "+period+", newest first", `creator == "users/<my username>" && created_ts >= now - duration("`+strconv.Itoa(24*n)+`h")`) +
+				" Go on to the next page while there is one, up to 100 memos.\n")
 			b.WriteString("2. Summarize them in a few bullet points grouped by tag, naming each memo (memos/{id}).\n")
 			b.WriteString("3. List what is still open: unchecked tasks (- [ ]) and questions I left, each with its memo.\n")
 			b.WriteString("4. Suggest at most three next steps.")

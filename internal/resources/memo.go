@@ -73,12 +73,12 @@ func Markdown(memo rawjson.Value) string {
 			b.WriteString("attachments:\n")
 			first = false
 		}
-		b.WriteString("  - {uri: " + AttachmentPrefix + id + ", filename: " + rawjson.Quote(a.Get("filename").Str))
+		b.WriteString("  - {uri: " + rawjson.Quote(AttachmentPrefix+id) + ", filename: " + rawjson.Quote(a.Get("filename").Str))
 		if t := a.Get("type").Str; t != "" {
 			b.WriteString(", type: " + rawjson.Quote(t))
 		}
-		if size := a.Get("size").String(); size != "" {
-			b.WriteString(", size: " + rawjson.Quote(size))
+		if size := a.Get("size").String(); size != "" && strings.Trim(size, "0123456789") == "" {
+			b.WriteString(", size: " + size)
 		}
 		b.WriteString("}\n")
 		return true
