@@ -106,7 +106,7 @@ func (h *Handler) serveFeature(ctx context.Context, c *call) (r reply, ok bool) 
 	auth := c.req.Header.Get("authorization")
 	switch m := c.msg.Method; {
 	case res != nil && m == "resources/templates/list":
-		return h.ok(c, h.templates(c.modern)), true
+		return h.ok(c, h.templates()), true
 	case res != nil && m == "resources/list":
 		cursor := params.Get("cursor")
 		if cursor.Exists() && cursor.Kind != rawjson.String {
@@ -120,7 +120,7 @@ func (h *Handler) serveFeature(ctx context.Context, c *call) (r reply, ok bool) 
 		}
 		return h.result(ctx, c, cachePrivate)(res.Read(ctx, uri.Str, auth)), true
 	case prompts != nil && m == "prompts/list":
-		return h.ok(c, h.promptList(ctx, c.modern)), true
+		return h.ok(c, h.promptList(ctx)), true
 	case prompts != nil && m == "prompts/get":
 		name := params.Get("name")
 		if name.Kind != rawjson.String {
@@ -152,33 +152,21 @@ func (h *Handler) result(ctx context.Context, c *call, members string) func([]by
 }
 
 // templates returns the resources/templates/list result, built once.
-func (h *Handler) templates(modern bool) []byte {
+func (h *Handler) templates() []byte {
 	l := &h.templateList
-	l.once.Do(func() {
-		l.legacy = withMembers(h.opts.Resources.TemplatesJSON(), cacheStatic)
-		l.modern = h.modernResult(l.legacy)
-	})
-	if modern {
-		return l.modern
-	}
-	return l.legacy
+	l.once.Do(func() { l.result = withMembers(h.opts.Resources.TemplatesJSON(), cacheStatic) })
+	return l.result
 }
 
 // promptList returns the prompts/list result of the caller's grant, built
 // once for each.
-func (h *Handler) promptList(ctx context.Context, modern bool) []byte {
+func (h *Handler) promptList(ctx context.Context) []byte {
 	l := &h.full.prompts
 	if grantOf(ctx).readOnly {
 		l = &h.readOnly.prompts
 	}
-	l.once.Do(func() {
-		l.legacy = withMembers(h.opts.Prompts.ListJSON(h.served(ctx)), cacheGrant)
-		l.modern = h.modernResult(l.legacy)
-	})
-	if modern {
-		return l.modern
-	}
-	return l.legacy
+	l.once.Do(func() { l.result = withMembers(h.opts.Prompts.ListJSON(h.served(ctx)), cacheGrant) })
+	return l.result
 }
 
 // served reports whether the caller of ctx is served a tool.

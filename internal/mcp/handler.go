@@ -105,10 +105,10 @@ type lists struct {
 	tools, prompts prepared
 }
 
-// prepared is a result that never changes, built once for each era.
+// prepared is a result that never changes, built once.
 type prepared struct {
-	once           sync.Once
-	legacy, modern []byte
+	once   sync.Once
+	result []byte
 }
 
 // grant is what a request's credentials allow, and what its answer must

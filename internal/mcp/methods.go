@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"slices"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/jsonrpc"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
@@ -21,7 +20,7 @@ func (h *Handler) dispatch(ctx context.Context, c *call) reply {
 	}
 	switch {
 	case m == "tools/list":
-		return h.ok(c, h.toolsList(ctx, c.modern))
+		return h.ok(c, h.toolsList(ctx))
 	case m == "tools/call":
 		return h.toolsCall(ctx, c)
 	case m == "server/discover" && c.modern:
@@ -51,11 +50,6 @@ func (h *Handler) ok(c *call, result []byte) reply {
 	return reply{200, jsonrpc.Result(c.msg.ID, result)}
 }
 
-// modernResult inserts the 2026-07-28 members into a result object.
-func (h *Handler) modernResult(result []byte) []byte {
-	return slices.Concat(h.modernMembers, memberSeparator(result), result[1:])
-}
-
 // memberSeparator is what goes between members put before those of the
 // object result and its own: a comma, unless it has none.
 func memberSeparator(result []byte) []byte {
@@ -80,25 +74,22 @@ func (h *Handler) discoverResult() []byte {
 }
 
 // toolsList returns the tools/list result of the tools the request's grant
-// is served, built once per era and set from the prepared bytes.
-func (h *Handler) toolsList(ctx context.Context, modern bool) []byte {
-	tools, lists := h.opts.Tools, &h.full.tools
+// is served, built once from the prepared bytes (ok adds the 2026-07-28
+// members as it writes the answer).
+func (h *Handler) toolsList(ctx context.Context) []byte {
+	tools, list := h.opts.Tools, &h.full.tools
 	if grantOf(ctx).readOnly {
-		tools, lists = h.opts.ReadOnlyTools, &h.readOnly.tools
+		tools, list = h.opts.ReadOnlyTools, &h.readOnly.tools
 	}
-	lists.once.Do(func() {
-		list := tools.ListJSON()
-		b := make([]byte, 0, len(list)+64)
+	list.once.Do(func() {
+		array := tools.ListJSON()
+		b := make([]byte, 0, len(array)+64)
 		b = append(b, `{"tools":`...)
-		b = append(b, list...)
+		b = append(b, array...)
 		b = append(b, `,"ttlMs":`+listTTLMillis+`,"cacheScope":"public"}`...)
-		lists.legacy = b
-		lists.modern = h.modernResult(b)
+		list.result = b
 	})
-	if modern {
-		return lists.modern
-	}
-	return lists.legacy
+	return list.result
 }
 
 // toolsCall runs a tool. An unknown tool is a protocol error; everything
