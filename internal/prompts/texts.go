@@ -154,9 +154,9 @@ var catalog = []prompt{
 			}
 			b.WriteString("\n2. " + tb.searchFor("them; try two or three variations (a synonym, a tag, a date range) before giving up",
 				`content.contains("boiler") && created_ts >= timestamp("2025-03-01T00:00:00Z")`) + "\n")
-			b.WriteString("3. Answer with the best matches first: each memo's name (memos/{id}), its date and the lines that match.")
+			b.WriteString("3. Answer with the best matches first: each memo's name (memos/{id}), its date and the lines that match.\n")
+			b.WriteString("4. If nothing matches, say what you tried.")
 			b.WriteString(tb.reading())
-			b.WriteString("\n4. If nothing matches, say what you tried.")
 			return b.String()
 		},
 	},
