@@ -1,9 +1,7 @@
 package prompts
 
 import (
-	"cmp"
 	"context"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -92,27 +90,47 @@ func (c *Catalog) completeTags(ctx context.Context, value, authorization string)
 	if err != nil {
 		return nil, err
 	}
-	type tag struct {
-		name  string
-		count int64
-	}
-	var matches []tag
-	seen := 0
+	// The most used MaxCompletions matches, kept in order as they are
+	// found.
+	var top []tag
+	total, seen := 0, 0
 	stats.Get("tagCount").ForEach(func(k, v rawjson.Value) bool {
-		if hasPrefixFold(k.Str, typed) && k.Str != "" {
-			matches = append(matches, tag{k.Str, v.Int()})
+		if k.Str != "" && hasPrefixFold(k.Str, typed) {
+			total++
+			top = insert(top, tag{k.Str, v.Int()})
 		}
 		seen++
 		return seen < maxTags
 	})
-	slices.SortFunc(matches, func(a, b tag) int {
-		return cmp.Or(cmp.Compare(b.count, a.count), strings.Compare(a.name, b.name))
-	})
-	values := make([]string, 0, min(len(matches), MaxCompletions))
-	for _, m := range matches[:min(len(matches), MaxCompletions)] {
-		values = append(values, head+hash+m.name)
+	values := make([]string, len(top))
+	for i, m := range top {
+		values[i] = head + hash + m.name
 	}
-	return result(values, len(matches)), nil
+	return result(values, total), nil
+}
+
+// tag is one of the caller's tags and how many memos carry it.
+type tag struct {
+	name  string
+	count int64
+}
+
+// insert puts t into top, which is ordered by count (then name) and holds
+// at most MaxCompletions tags.
+func insert(top []tag, t tag) []tag {
+	i := len(top)
+	for i > 0 && (top[i-1].count < t.count || top[i-1].count == t.count && top[i-1].name > t.name) {
+		i--
+	}
+	if i == MaxCompletions {
+		return top
+	}
+	if len(top) < MaxCompletions {
+		top = append(top, tag{})
+	}
+	copy(top[i+1:], top[i:len(top)-1])
+	top[i] = t
+	return top
 }
 
 // result is a completion/complete result offering values of total.

@@ -231,3 +231,22 @@ func TestCompletionCap(t *testing.T) {
 		t.Errorf("%d values: %s", n, got)
 	}
 }
+
+// insert keeps the most used tags, the most used first, ties by name.
+func TestInsertKeepsTheMostUsed(t *testing.T) {
+	var top []tag
+	for i := range 250 {
+		top = insert(top, tag{name: string(rune('a' + i%26)), count: int64(i % 120)})
+	}
+	if len(top) != MaxCompletions {
+		t.Fatalf("%d tags kept, want %d", len(top), MaxCompletions)
+	}
+	for i := 1; i < len(top); i++ {
+		if a, b := top[i-1], top[i]; a.count < b.count || a.count == b.count && a.name > b.name {
+			t.Fatalf("out of order at %d: %v then %v", i, a, b)
+		}
+	}
+	if top[0].count != 119 || top[len(top)-1].count < 119-50 {
+		t.Errorf("kept %v … %v", top[0], top[len(top)-1])
+	}
+}

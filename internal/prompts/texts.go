@@ -165,7 +165,7 @@ var catalog = []prompt{
 // tagList writes a tags argument ("work, home #ideas") as "#work #home
 // #ideas".
 func tagList(s string) string {
-	fields := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' })
+	fields := strings.Fields(strings.ReplaceAll(s, ",", " "))
 	for i, f := range fields {
 		fields[i] = "#" + strings.TrimLeft(f, "#")
 	}

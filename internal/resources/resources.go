@@ -146,7 +146,14 @@ func status(err error) int {
 
 // celEscape escapes s for a double-quoted string of Memos' filter language.
 func celEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s)
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' || s[i] == '"' {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // NotFound is the error of a URI that names no resource, which the MCP
