@@ -15,7 +15,9 @@ import (
 // tool; the names are checked against the registry), tools (the successful
 // calls of tools_test.go, all 20 tools, each structuredContent validated by
 // the SDK against the tool's outputSchema, since listTools ran first on that
-// client) and tool-errors (a bad token, an unknown memo). Any SDK validation
+// client), tool-errors (a bad token, an unknown memo) and resources (memos
+// and an attachment listed and read, the templates, the prompts, a tag
+// argument completed). Any SDK validation
 // error fails its scenario and makes the script exit non-zero.
 func TestTSSDKClient(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -35,7 +37,7 @@ func TestTSSDKClient(t *testing.T) {
 	if want := "negotiated protocol version: 2025-11-25\n"; !strings.Contains(out, want) {
 		t.Errorf("output lacks %q", want)
 	}
-	for _, scenario := range []string{"list-tools", "tools", "tool-errors"} {
+	for _, scenario := range []string{"list-tools", "tools", "tool-errors", "resources"} {
 		if !strings.Contains(out, "ok   "+scenario+"\n") {
 			t.Errorf("the %s scenario did not pass", scenario)
 		}
