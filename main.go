@@ -14,7 +14,9 @@ import (
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/mcp"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/oauth"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/prompts"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/resources"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/seal"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/server"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/upstream"
@@ -46,6 +48,10 @@ func main() {
 		Name: "memos-mcp-edge", Version: version, Tools: tools.Within(served), AllowedOrigins: cfg.AllowedOrigins,
 		MaxBodyBytes: cfg.MaxBodyBytes, MaxResponseBytes: cfg.MaxRespBytes,
 		ReadOnlyTools: tools.Within(selection.Served(true)),
+		// Memos as resources and the prompts are reads: every caller gets
+		// them; a prompt that needs a withheld tool is not listed.
+		Resources: resources.New(tools, cfg.MaxRespBytes),
+		Prompts:   prompts.New(tools),
 	}
 	// A caller's Memos token goes upstream (with the Access service token)
 	// only once Memos has accepted it.

@@ -52,7 +52,8 @@ func testHandler() *Handler {
 	})
 }
 
-// TestConversations replays the scripts in testdata/*.txtar. Each script is a
+// TestConversations replays the scripts in testdata/*.txtar (features*.txtar
+// against a handler with resources and prompts). Each script is a
 // sequence of exchanges: a file "N.request" holds a request line
 // ("POST /mcp"), header lines, a blank line and the body; "N.response" holds
 // the status, the headers that must be present (an empty value: absent), a blank line and the expected
@@ -68,7 +69,7 @@ func TestConversations(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h := testHandler()
+			h := handlerFor(filepath.Base(file))
 			exchanges := 0
 			for i := 0; i+1 < len(ar.Files); i += 2 {
 				reqFile, respFile := ar.Files[i], ar.Files[i+1]
@@ -138,14 +139,65 @@ func checkResponse(t *testing.T, name string, want []byte, got *web.Response) {
 	}
 }
 
-// normalJSON decodes JSON for comparison that ignores member order.
+// normalJSON decodes JSON for comparison that ignores member order. An
+// object that names a member twice is reported, since decoding keeps only
+// the last.
 func normalJSON(t *testing.T, b []byte) any {
 	t.Helper()
 	var v any
 	if err := json.Unmarshal(b, &v); err != nil {
 		return fmt.Sprintf("invalid JSON %q: %v", b, err)
 	}
+	if dup := duplicateMember(b); dup != "" {
+		return fmt.Sprintf("JSON with the member %q twice in one object: %s", dup, b)
+	}
 	return v
+}
+
+// duplicateMember returns a member name that valid JSON b repeats within
+// one object, or "".
+func duplicateMember(b []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	type level struct {
+		object    bool
+		names     map[string]bool
+		expectKey bool
+	}
+	var stack []*level
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		top := (*level)(nil)
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if top != nil && top.object && top.expectKey {
+			if name, ok := tok.(string); ok {
+				if top.names[name] {
+					return name
+				}
+				top.names[name] = true
+				top.expectKey = false
+				continue
+			}
+		}
+		if top != nil && top.object {
+			top.expectKey = true // the value just read ends a member
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &level{object: true, names: map[string]bool{}, expectKey: true})
+		case json.Delim('['):
+			stack = append(stack, &level{})
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			if len(stack) > 0 && stack[len(stack)-1].object {
+				stack[len(stack)-1].expectKey = true
+			}
+		}
+	}
 }
 
 // panicTools fails inside a tool, as a bug would.

@@ -49,6 +49,13 @@ type Options struct {
 	AllowedOrigins []string
 	// Tools answers tools/list and tools/call.
 	Tools Tools
+	// Resources, when set, answers resources/list, resources/templates/list
+	// and resources/read, and the resources capability is declared.
+	Resources Resources
+	// Prompts, when set, answers prompts/list, prompts/get and
+	// completion/complete, and the prompts and completions capabilities
+	// are declared.
+	Prompts Prompts
 	// Authorize, when set, resolves a request's credentials into the
 	// Authorization header sent to Memos and whether the grant is
 	// read-only, or refuses the request (a 401 that starts authorization).
@@ -61,7 +68,7 @@ type Options struct {
 	// grant gets for a tool of Tools that ReadOnlyTools lacks.
 	ScopeChallenge func(req *web.Request) string
 	// Revoked, when set, is asked about a request whose credentials Memos
-	// refused in a tool call: a response it returns (a 401 that sends the
+	// refused in a tool call (or a read of resources or tags): a response it returns (a 401 that sends the
 	// client to refresh or sign in again) replaces the answer. It returns
 	// nil for credentials a client cannot renew, such as a plain Memos
 	// token, which keep the tool's error result.
@@ -86,14 +93,22 @@ type Handler struct {
 	// Results that never change, prepared once.
 	serverInfo     []byte
 	modernMembers  []byte // an object opened with the 2026-07-28 members of every result
-	full, readOnly toolLists
+	capabilities   string
+	full, readOnly lists
+	templateList   prepared
 	fullNames      func() map[string]bool // the names Tools serves
+	readOnlyNames  func() map[string]bool // the names ReadOnlyTools serves
 }
 
-// toolLists are the tools/list results of one tool set, prepared once.
-type toolLists struct {
-	once           sync.Once
-	legacy, modern []byte
+// lists are the list results of what one grant is served.
+type lists struct {
+	tools, prompts prepared
+}
+
+// prepared is a result that never changes, built once.
+type prepared struct {
+	once   sync.Once
+	result []byte
 }
 
 // grant is what a request's credentials allow, and what its answer must
@@ -126,15 +141,25 @@ func NewHandler(opts Options) *Handler {
 	info = rawjson.AppendString(info, opts.Version)
 	h.serverInfo = append(info, '}')
 	h.modernMembers = slices.Concat([]byte(`{"resultType":"complete","_meta":{"`+metaServerInfo+`":`), h.serverInfo, []byte("}"))
-	h.fullNames = sync.OnceValue(func() map[string]bool {
-		names := map[string]bool{}
-		rawjson.ParseBytes(opts.Tools.ListJSON()).ForEach(func(_, tool rawjson.Value) bool {
-			names[tool.Get("name").Str] = true
-			return true
-		})
-		return names
+	h.capabilities = capabilities(opts)
+	h.fullNames = sync.OnceValue(func() map[string]bool { return toolNames(opts.Tools) })
+	h.readOnlyNames = sync.OnceValue(func() map[string]bool {
+		if opts.ReadOnlyTools == nil {
+			return map[string]bool{}
+		}
+		return toolNames(opts.ReadOnlyTools)
 	})
 	return h
+}
+
+// toolNames returns the names of the tools of a tool set.
+func toolNames(tools Tools) map[string]bool {
+	names := map[string]bool{}
+	rawjson.ParseBytes(tools.ListJSON()).ForEach(func(_, tool rawjson.Value) bool {
+		names[tool.Get("name").Str] = true
+		return true
+	})
+	return names
 }
 
 // call is one JSON-RPC request being served, with what its era decided.
@@ -223,8 +248,13 @@ func refuseWith(ctx context.Context, header web.Header, refusal *web.Response) *
 // a handful of messages.
 const (
 	MaxBatchItems = 16 // messages in one batch
-	MaxBatchCalls = 4  // tools/call requests in one batch, each one request to Memos
+	// MaxBatchCalls bounds the requests of a batch that ask Memos
+	// (callsMemos), each at most a few requests to it.
+	MaxBatchCalls = 4
 )
+
+// callsMemos are the methods whose answer asks Memos.
+var callsMemos = []string{"tools/call", "resources/list", "resources/read", "completion/complete"}
 
 // withAuthorization returns a copy of req whose Authorization header is
 // authorization, the credentials to send to Memos.
@@ -252,7 +282,7 @@ func (h *Handler) serveBatch(ctx context.Context, req *web.Request, batch rawjso
 	items, calls := 0, 0
 	batch.ForEach(func(_, item rawjson.Value) bool {
 		items++
-		if item.Get("method").Str == "tools/call" {
+		if slices.Contains(callsMemos, item.Get("method").Str) {
 			calls++
 		}
 		return items <= MaxBatchItems
@@ -264,7 +294,7 @@ func (h *Handler) serveBatch(ctx context.Context, req *web.Request, batch rawjso
 	case items > MaxBatchItems:
 		problem = "invalid request: a batch may hold at most " + strconv.Itoa(MaxBatchItems) + " messages"
 	case calls > MaxBatchCalls:
-		problem = "invalid request: a batch may hold at most " + strconv.Itoa(MaxBatchCalls) + " tools/call requests; send the others separately"
+		problem = "invalid request: a batch may hold at most " + strconv.Itoa(MaxBatchCalls) + " requests that ask Memos (" + strings.Join(callsMemos, ", ") + "); send the others separately"
 	}
 	if problem != "" {
 		return reply{400, jsonrpc.ErrorResponse(nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: problem})}
@@ -368,22 +398,26 @@ func (h *Handler) checkModern(c *call, meta rawjson.Value, headerVersion string)
 		return h.fail(c, 400, &jsonrpc.Error{Code: codeHeaderMismatch,
 			Message: "header mismatch: Mcp-Method " + quote(m) + " differs from the body's method " + quote(c.msg.Method)}), false
 	}
-	if c.msg.Method == "tools/call" {
+	if param := nameParams[c.msg.Method]; param != "" {
 		raw := c.req.Header.Get("mcp-name")
 		name, ok := decodeHeaderValue(raw)
-		want := c.msg.Params.Get("name").String()
+		want := c.msg.Params.Get(param).String()
 		switch {
 		case raw == "":
-			return h.fail(c, 400, &jsonrpc.Error{Code: codeHeaderMismatch, Message: "header mismatch: tools/call needs the Mcp-Name header"}), false
+			return h.fail(c, 400, &jsonrpc.Error{Code: codeHeaderMismatch, Message: "header mismatch: " + c.msg.Method + " needs the Mcp-Name header"}), false
 		case !ok:
 			return h.fail(c, 400, &jsonrpc.Error{Code: codeHeaderMismatch, Message: "header mismatch: Mcp-Name is not valid base64 inside =?base64?…?="}), false
 		case name != want:
 			return h.fail(c, 400, &jsonrpc.Error{Code: codeHeaderMismatch,
-				Message: "header mismatch: Mcp-Name " + quote(name) + " differs from the body's params.name " + quote(want)}), false
+				Message: "header mismatch: Mcp-Name " + quote(name) + " differs from the body's params." + param + " " + quote(want)}), false
 		}
 	}
 	return reply{}, true
 }
+
+// nameParams are the methods whose requests carry Mcp-Name in 2026-07-28,
+// with the parameter it repeats.
+var nameParams = map[string]string{"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 
 // fail answers c with a JSON-RPC error. Legacy-era errors travel on HTTP 200
 // (SDK clients treat any other status as a transport failure) unless the
@@ -399,7 +433,8 @@ func (h *Handler) fail(c *call, status int, e *jsonrpc.Error) reply {
 
 // knownMethods are the methods whose names the access log records; any
 // other name is the caller's text, which may carry anything (a token too).
-var knownMethods = []string{"initialize", "ping", "tools/list", "tools/call", "server/discover", "notifications/initialized", "notifications/cancelled"}
+var knownMethods = []string{"initialize", "ping", "tools/list", "tools/call", "server/discover", "notifications/initialized", "notifications/cancelled",
+	"resources/list", "resources/templates/list", "resources/read", "prompts/list", "prompts/get", "completion/complete"}
 
 // logged returns s when it is one of known, else "other".
 func logged(s string, known []string) string {

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"slices"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/jsonrpc"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
@@ -21,7 +20,7 @@ func (h *Handler) dispatch(ctx context.Context, c *call) reply {
 	}
 	switch {
 	case m == "tools/list":
-		return h.ok(c, h.toolsList(ctx, c.modern))
+		return h.ok(c, h.toolsList(ctx))
 	case m == "tools/call":
 		return h.toolsCall(ctx, c)
 	case m == "server/discover" && c.modern:
@@ -30,6 +29,9 @@ func (h *Handler) dispatch(ctx context.Context, c *call) reply {
 		return h.ok(c, h.initializeResult(c.msg.Params.Get("protocolVersion").String()))
 	case m == "ping" && !c.modern:
 		return h.ok(c, []byte(`{}`))
+	}
+	if r, ok := h.serveFeature(ctx, c); ok {
+		return r
 	}
 	status := 200
 	if c.modern {
@@ -48,11 +50,6 @@ func (h *Handler) ok(c *call, result []byte) reply {
 	return reply{200, jsonrpc.Result(c.msg.ID, result)}
 }
 
-// modernResult inserts the 2026-07-28 members into a result object.
-func (h *Handler) modernResult(result []byte) []byte {
-	return slices.Concat(h.modernMembers, memberSeparator(result), result[1:])
-}
-
 // memberSeparator is what goes between members put before those of the
 // object result and its own: a comma, unless it has none.
 func memberSeparator(result []byte) []byte {
@@ -67,35 +64,32 @@ var comma = []byte(",")
 func (h *Handler) initializeResult(requested string) []byte {
 	b := []byte(`{"protocolVersion":`)
 	b = rawjson.AppendString(b, negotiate(requested))
-	b = append(b, `,"capabilities":{"tools":{}},"serverInfo":`...)
+	b = append(b, `,"capabilities":`+h.capabilities+`,"serverInfo":`...)
 	b = append(b, h.serverInfo...)
 	return append(b, '}')
 }
 
 func (h *Handler) discoverResult() []byte {
-	return []byte(`{"supportedVersions":` + supportedJSON + `,"capabilities":{"tools":{}},"ttlMs":` + listTTLMillis + `,"cacheScope":"public"}`)
+	return []byte(`{"supportedVersions":` + supportedJSON + `,"capabilities":` + h.capabilities + `,"ttlMs":` + listTTLMillis + `,"cacheScope":"public"}`)
 }
 
 // toolsList returns the tools/list result of the tools the request's grant
-// is served, built once per era and set from the prepared bytes.
-func (h *Handler) toolsList(ctx context.Context, modern bool) []byte {
-	tools, lists := h.opts.Tools, &h.full
+// is served, built once from the prepared bytes (ok adds the 2026-07-28
+// members as it writes the answer).
+func (h *Handler) toolsList(ctx context.Context) []byte {
+	tools, list := h.opts.Tools, &h.full.tools
 	if grantOf(ctx).readOnly {
-		tools, lists = h.opts.ReadOnlyTools, &h.readOnly
+		tools, list = h.opts.ReadOnlyTools, &h.readOnly.tools
 	}
-	lists.once.Do(func() {
-		list := tools.ListJSON()
-		b := make([]byte, 0, len(list)+64)
+	list.once.Do(func() {
+		array := tools.ListJSON()
+		b := make([]byte, 0, len(array)+64)
 		b = append(b, `{"tools":`...)
-		b = append(b, list...)
+		b = append(b, array...)
 		b = append(b, `,"ttlMs":`+listTTLMillis+`,"cacheScope":"public"}`...)
-		lists.legacy = b
-		lists.modern = h.modernResult(b)
+		list.result = b
 	})
-	if modern {
-		return lists.modern
-	}
-	return lists.legacy
+	return list.result
 }
 
 // toolsCall runs a tool. An unknown tool is a protocol error; everything

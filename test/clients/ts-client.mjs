@@ -18,6 +18,10 @@
 // (to show what a result the SDK rejected held). It throws to fail. To add
 // one, add an entry to `scenarios`.
 //
+// `resources` lists and reads the caller's memos and an attachment, reads
+// the templates, gets the prompts and completes a tag argument, each result
+// parsed by the SDK's schemas.
+//
 // `tools` mirrors the go-sdk scenario of test/e2e/tools_test.go: every one of
 // the 20 generated tools is called successfully (the finder scenario calls
 // the 5 hand-written ones), each result passing the SDK's own output-schema
@@ -314,6 +318,52 @@ const scenarios = {
       'bad token',
     );
   },
+};
+
+// Resources, prompts and completions, each result checked by the SDK's own
+// zod schemas.
+scenarios.resources = async (ctx) => {
+  const c = toolCaller(ctx);
+  await listed(ctx);
+  const tag = `e2ets/${RUN_TAG}`;
+  const content = `# Resource from the TS client\nnotes #${tag}`;
+  const memo = await createMemo(c, content, 'PRIVATE');
+  const text = 'hello from the TS client';
+  const att = await c.ok('attachment_create_attachment', {
+    body: { filename: 'ts.txt', type: 'text/plain', content: Buffer.from(text).toString('base64') },
+  });
+  await c.ok('memo_set_memo_attachments', {
+    memo, body: { attachments: [{ name: att.name, filename: 'ts.txt', type: 'text/plain' }] },
+  });
+
+  const { resourceTemplates } = await ctx.client.listResourceTemplates();
+  assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate), ['memo://memos/{id}', 'memo://attachments/{id}'], 'templates');
+  const uri = `memo://memos/${bareID(memo)}`;
+  const { resources } = await ctx.client.listResources();
+  const listedMemo = resources.find((r) => r.uri === uri);
+  assert.ok(listedMemo, `${uri} not on the first page of ${resources.length}`);
+  assert.equal(listedMemo.title, 'Resource from the TS client', 'listed title');
+  const read = await ctx.client.readResource({ uri });
+  assert.equal(read.contents.length, 1, 'one content');
+  assert.equal(read.contents[0].mimeType, 'text/markdown', 'memo mime type');
+  assert.ok(read.contents[0].text.startsWith(`---\nname: ${memo}\n`), `front matter: ${read.contents[0].text.slice(0, 200)}`);
+  assert.ok(read.contents[0].text.endsWith(`---\n\n${content}`), 'content after the front matter');
+  const file = await ctx.client.readResource({ uri: `memo://attachments/${bareID(att.name)}` });
+  assert.equal(file.contents[0].text, text, 'attachment text');
+  await assert.rejects(ctx.client.readResource({ uri: 'memo://memos/doesnotexist' }), (err) => err.code === -32002, 'unknown memo');
+
+  const { prompts } = await ctx.client.listPrompts();
+  assert.deepEqual(prompts.map((p) => p.name), ['capture', 'daily_review', 'on_this_day', 'find'], 'prompts');
+  const review = await ctx.client.getPrompt({ name: 'daily_review', arguments: { days: '7' } });
+  assert.equal(review.messages[0].role, 'user', 'prompt message role');
+  assert.match(review.messages[0].content.text, /the last 7 days/, 'days in the prompt');
+  await assert.rejects(ctx.client.getPrompt({ name: 'find', arguments: {} }), (err) => err.code === -32602, 'find without what');
+
+  const done = await ctx.client.complete({
+    ref: { type: 'ref/prompt', name: 'capture' }, argument: { name: 'tags', value: 'e2ets/' },
+  });
+  assert.ok(done.completion.values.includes(tag), `tag completion: ${JSON.stringify(done.completion)}`);
+  console.log(`  ${resources.length} resources listed, 2 read, ${prompts.length} prompts, ${done.completion.values.length} tags completed`);
 };
 
 function usage(message) {

@@ -69,7 +69,7 @@ func hostileRequests() []hostileRequest {
 		{name: "1 MB batch of tool calls", path: "/mcp", body: text(repeated(getMemo, 1<<20/(len(getMemo)+1))),
 			status: 400, answer: "a batch may hold at most 16 messages"},
 		{name: "batch of 5 tool calls", path: "/mcp", body: text(repeated(getMemo, 5)),
-			status: 400, answer: "a batch may hold at most 4 tools/call requests"},
+			status: 400, answer: "a batch may hold at most 4 requests that ask Memos"},
 		{name: "1 MB batch of empty objects", path: "/mcp", body: text(repeated("{}", 1<<20/3)),
 			status: 400, answer: "a batch may hold at most 16 messages"},
 		{name: "initialize in a batch", path: "/mcp", body: text("[" + initialize + `,{"jsonrpc":"2.0","id":2,"method":"ping"}]`),

@@ -13,10 +13,12 @@ import (
 // with a bearer token and runs every scenario of the script against the shared
 // Worker and the real Memos: list-tools (the SDK's zod schemas validate every
 // tool; the names are checked against the registry), tools (the successful
-// calls of tools_test.go, all 20 generated tools, each structuredContent validated by
-// the SDK against the tool's outputSchema, since listTools ran first on that
+// calls of tools_test.go, all 20 generated tools, each structuredContent
+// validated by the SDK against the tool's outputSchema, since listTools ran first on that
 // client), finder (the hand-written tools; an image attachment comes back
-// as image content) and tool-errors (a bad token, an unknown memo). Any SDK validation
+// as image content), tool-errors (an unknown memo; a bad token refused at
+// connect) and resources (memos and an attachment listed and read, the
+// templates, the prompts, a tag argument completed). Any SDK validation
 // error fails its scenario and makes the script exit non-zero.
 func TestTSSDKClient(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -36,7 +38,7 @@ func TestTSSDKClient(t *testing.T) {
 	if want := "negotiated protocol version: 2025-11-25\n"; !strings.Contains(out, want) {
 		t.Errorf("output lacks %q", want)
 	}
-	for _, scenario := range []string{"list-tools", "tools", "finder", "tool-errors"} {
+	for _, scenario := range []string{"list-tools", "tools", "finder", "tool-errors", "resources"} {
 		if !strings.Contains(out, "ok   "+scenario+"\n") {
 			t.Errorf("the %s scenario did not pass", scenario)
 		}

@@ -1,0 +1,152 @@
+package resources
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/upstream"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
+)
+
+// readMemo answers resources/read of memo://memos/{id}: one request to
+// Memos.
+func (s *Server) readMemo(ctx context.Context, u, id, authorization string) ([]byte, error) {
+	memo, err := s.memos.GetJSON(ctx, "/api/v1/memos/{memo}", "/api/v1/memos/"+uri.PathEscape(id), authorization)
+	if status(err) == 404 {
+		return nil, NotFound(u)
+	}
+	if err != nil {
+		return nil, err
+	}
+	b := []byte(`{"contents":[{"uri":`)
+	b = rawjson.AppendString(b, u)
+	b = append(b, `,"mimeType":"text/markdown","text":`...)
+	b = rawjson.AppendString(b, Markdown(memo))
+	return append(b, "}]}"...), nil
+}
+
+// Markdown renders a memo of Memos' API as Markdown: a front matter of
+// YAML with what the content does not say (its name, creator, visibility,
+// pinned, state when not NORMAL, tags, times, the memo it comments on, and
+// its attachments as resources), then the content as it is.
+func Markdown(memo rawjson.Value) string {
+	var b strings.Builder
+	b.WriteString("---\n")
+	field := func(key, value string) {
+		if value != "" {
+			b.WriteString(key + ": " + scalar(value) + "\n")
+		}
+	}
+	field("name", memo.Get("name").Str)
+	field("creator", memo.Get("creator").Str)
+	field("visibility", memo.Get("visibility").Str)
+	b.WriteString("pinned: " + strconv.FormatBool(memo.Get("pinned").Bool()) + "\n")
+	if state := memo.Get("state").Str; state != "NORMAL" {
+		field("state", state)
+	}
+	b.WriteString("tags: [")
+	n := 0
+	memo.Get("tags").ForEach(func(_, tag rawjson.Value) bool {
+		if n > 0 {
+			b.WriteString(", ")
+		}
+		n++
+		b.WriteString(rawjson.Quote(tag.Str))
+		return true
+	})
+	b.WriteString("]\n")
+	field("created", memo.Get("createTime").Str)
+	field("updated", memo.Get("updateTime").Str)
+	if parent, ok := strings.CutPrefix(memo.Get("parent").Str, "memos/"); ok && upstream.ValidID(parent) {
+		field("comment_on", MemoPrefix+parent)
+	}
+	first := true
+	memo.Get("attachments").ForEach(func(_, a rawjson.Value) bool {
+		id, ok := strings.CutPrefix(a.Get("name").Str, "attachments/")
+		if !ok || !upstream.ValidID(id) {
+			return true
+		}
+		if first {
+			b.WriteString("attachments:\n")
+			first = false
+		}
+		b.WriteString("  - {uri: " + rawjson.Quote(AttachmentPrefix+id) + ", filename: " + rawjson.Quote(a.Get("filename").Str))
+		if t := a.Get("type").Str; t != "" {
+			b.WriteString(", type: " + rawjson.Quote(t))
+		}
+		if size := a.Get("size").String(); size != "" && strings.Trim(size, "0123456789") == "" {
+			b.WriteString(", size: " + size)
+		}
+		b.WriteString("}\n")
+		return true
+	})
+	b.WriteString("---\n\n")
+	b.WriteString(memo.Get("content").Str)
+	return b.String()
+}
+
+// scalar writes a front matter value: as it is when YAML reads it back as
+// the same string (names, enum values, times), else as a double-quoted
+// string, whose JSON escapes YAML shares.
+func scalar(s string) string {
+	plain := s != "" && isAlnum(s[0])
+	for i := 0; plain && i < len(s); i++ {
+		c := s[i]
+		plain = isAlnum(c) || strings.IndexByte("/_.:+-", c) >= 0
+	}
+	if plain && !strings.Contains(s, ": ") {
+		return s
+	}
+	return rawjson.Quote(s)
+}
+
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+// maxTitle bounds a resource's title, in characters.
+const maxTitle = 80
+
+// appendListEntry writes the resources/list entry of a memo.
+func appendListEntry(b []byte, id string, memo rawjson.Value) []byte {
+	b = append(b, `{"uri":`...)
+	b = rawjson.AppendString(b, MemoPrefix+id)
+	b = append(b, `,"name":`...)
+	b = rawjson.AppendString(b, "memos/"+id)
+	b = append(b, `,"title":`...)
+	b = rawjson.AppendString(b, Title(memo.Get("content").Str))
+	b = append(b, `,"mimeType":"text/markdown"`...)
+	if t := memo.Get("updateTime").Str; t != "" {
+		b = append(b, `,"annotations":{"lastModified":`...)
+		b = rawjson.AppendString(b, t)
+		b = append(b, '}')
+	}
+	return append(b, '}')
+}
+
+// Title names a memo for a list: the first line of its content that has
+// text, without Markdown's heading marks, cut to maxTitle characters.
+func Title(content string) string {
+	for line := range strings.SplitSeq(content, "\n") {
+		line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "#"))
+		if line == "" {
+			continue
+		}
+		if utf8.RuneCountInString(line) <= maxTitle {
+			return line
+		}
+		cut, n := 0, 0
+		for i := range line {
+			if n == maxTitle-1 {
+				cut = i
+				break
+			}
+			n++
+		}
+		return line[:cut] + "…"
+	}
+	return "(empty memo)"
+}

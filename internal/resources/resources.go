@@ -1,0 +1,170 @@
+// Package resources serves memos and their attachments as MCP resources:
+// memo://memos/{id} reads as the memo in Markdown under a short front
+// matter, memo://attachments/{id} as the file's bytes, and the resource
+// list pages through the caller's recent memos. Every read is one or two
+// GET requests to Memos with the caller's credentials, through
+// internal/upstream, whose path rules each id passes before it is escaped
+// into a path.
+package resources
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/upstream"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
+)
+
+// URI prefixes of the two kinds of resource; the id follows.
+const (
+	MemoPrefix       = "memo://memos/"
+	AttachmentPrefix = "memo://attachments/"
+)
+
+// maxID bounds an id read from a URI: Memos' own are 22 characters, or what
+// a caller chose as a memo's id.
+const maxID = 128
+
+// ListPageSize is how many memos one page of resources/list holds.
+const ListPageSize = 50
+
+// maxCursor bounds a resources/list cursor, which is Memos' page token (a
+// short base64 string).
+const maxCursor = 512
+
+// Server reads resources from Memos.
+type Server struct {
+	memos *upstream.Client
+	// maxBytes caps an attachment served as a resource, so that its base64
+	// form fits in MAX_RESPONSE_BYTES.
+	maxBytes int
+}
+
+// New returns a Server that reads through memos and serves attachments of
+// up to three quarters of maxResponseBytes (their base64 form then fits in
+// it).
+func New(memos *upstream.Client, maxResponseBytes int) *Server {
+	return &Server{memos: memos, maxBytes: maxResponseBytes / 4 * 3}
+}
+
+// templates is the resources/templates/list result.
+const templates = `{"resourceTemplates":[` +
+	`{"uriTemplate":"memo://memos/{id}","name":"memo","title":"Memo",` +
+	`"description":"A memo as Markdown, after a front matter with its name, creator, visibility, pinned, tags, times and attachments. {id} is the part after memos/ in the memo's name.",` +
+	`"mimeType":"text/markdown"},` +
+	`{"uriTemplate":"memo://attachments/{id}","name":"attachment","title":"Attachment",` +
+	`"description":"A memo's attachment, as its bytes (text, or base64 for other files). {id} is the part after attachments/ in the attachment's name."}]}`
+
+// TemplatesJSON returns the resources/templates/list result.
+func (s *Server) TemplatesJSON() []byte { return []byte(templates) }
+
+// Read returns the resources/read result for uri.
+func (s *Server) Read(ctx context.Context, u, authorization string) ([]byte, error) {
+	if id, ok := idOf(u, MemoPrefix); ok {
+		return s.readMemo(ctx, u, id, authorization)
+	}
+	if id, ok := idOf(u, AttachmentPrefix); ok {
+		return s.readAttachment(ctx, u, id, authorization)
+	}
+	return nil, NotFound(u)
+}
+
+// idOf returns the id of a URI that starts with prefix, when it is one that
+// can stand in a Memos path.
+func idOf(u, prefix string) (string, bool) {
+	id, ok := strings.CutPrefix(u, prefix)
+	return id, ok && len(id) <= maxID && upstream.ValidID(id)
+}
+
+// List returns one page of resources/list: the caller's memos, newest
+// first, or for a caller without a token the public memos Memos shows to
+// anyone (none when the instance shows nothing to visitors). Two requests
+// to Memos: who the caller is, and the page.
+func (s *Server) List(ctx context.Context, cursor, authorization string) ([]byte, error) {
+	if len(cursor) > maxCursor || strings.Trim(cursor, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-") != "" {
+		return nil, InvalidParams("invalid params: the cursor is not one this server gave")
+	}
+	query := "?pageSize=" + strconv.Itoa(ListPageSize)
+	anonymous := !hasCredentials(authorization)
+	if !anonymous {
+		me, err := s.memos.GetJSON(ctx, "/api/v1/auth/me", "/api/v1/auth/me", authorization)
+		if err != nil {
+			return nil, err
+		}
+		user := me.Get("user").Get("name").Str
+		query += "&filter=" + uri.QueryEscape(`creator == "`+celEscape(user)+`"`)
+	}
+	if cursor != "" {
+		query += "&pageToken=" + uri.QueryEscape(cursor)
+	}
+	page, err := s.memos.GetJSON(ctx, "/api/v1/memos", "/api/v1/memos"+query, authorization)
+	switch {
+	case anonymous && status(err) == 401:
+		return []byte(`{"resources":[]}`), nil
+	case cursor != "" && status(err) == 400:
+		return nil, InvalidParams("invalid params: the cursor is not one this server gave")
+	case err != nil:
+		return nil, err
+	}
+	b := []byte(`{"resources":[`)
+	n := 0
+	page.Get("memos").ForEach(func(_, memo rawjson.Value) bool {
+		id, ok := strings.CutPrefix(memo.Get("name").Str, "memos/")
+		if !ok || !upstream.ValidID(id) {
+			return true
+		}
+		if n > 0 {
+			b = append(b, ',')
+		}
+		n++
+		b = appendListEntry(b, id, memo)
+		return n < ListPageSize
+	})
+	b = append(b, ']')
+	if next := page.Get("nextPageToken").Str; next != "" {
+		b = append(b, `,"nextCursor":`...)
+		b = rawjson.AppendString(b, next)
+	}
+	return append(b, '}'), nil
+}
+
+// hasCredentials reports whether an Authorization header carries a token.
+func hasCredentials(authorization string) bool {
+	_, token, _ := strings.Cut(strings.TrimSpace(authorization), " ")
+	return strings.TrimSpace(token) != ""
+}
+
+// status is the HTTP status of Memos' answer behind err, 0 for none.
+func status(err error) int {
+	if f, ok := err.(*upstream.Failure); ok {
+		return f.Status
+	}
+	return 0
+}
+
+// celEscape escapes s for a double-quoted string of Memos' filter language.
+func celEscape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' || s[i] == '"' {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// NotFound is the error of a URI that names no resource, which the MCP
+// handler answers with the protocol's resource-not-found error.
+type NotFound string
+
+func (e NotFound) Error() string            { return "resource not found: " + string(e) }
+func (e NotFound) ResourceNotFound() string { return string(e) }
+
+// InvalidParams is the error of a request the caller got wrong (-32602).
+type InvalidParams string
+
+func (e InvalidParams) Error() string       { return string(e) }
+func (e InvalidParams) InvalidParams() bool { return true }
