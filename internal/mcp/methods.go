@@ -115,6 +115,9 @@ func (h *Handler) toolsCall(ctx context.Context, c *call) reply {
 	if !ok {
 		return h.fail(c, h.paramsStatus(c), &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "unknown tool: " + quote(name.Str)})
 	}
+	if !hasResourceLinks(c.version) {
+		result = withoutResourceLinks(result)
+	}
 	return h.ok(c, result)
 }
 

@@ -34,3 +34,7 @@ func negotiate(requested string) string {
 // allowsBatch reports whether a legacy version accepts JSON-RPC batches
 // (removed in 2025-06-18).
 func allowsBatch(v string) bool { return v == "2025-03-26" || v == "2024-11-05" }
+
+// hasResourceLinks reports whether a version knows resource_link content
+// items (added in 2025-06-18); the two before it do not.
+func hasResourceLinks(v string) bool { return !allowsBatch(v) }
