@@ -65,7 +65,7 @@ func badInputCases() []badCase {
 		{name: "method number", body: `{"jsonrpc":"2.0","id":8,"method":7}`, status: 400, code: -32600, id: "8"},
 		{name: "method empty", body: `{"jsonrpc":"2.0","id":8,"method":""}`, status: 200, code: -32601, id: "8"},
 		{name: "method unknown", body: `{"jsonrpc":"2.0","id":8,"method":"foo/bar"}`, status: 200, code: -32601, id: "8"},
-		{name: "method of an unadvertised capability", body: `{"jsonrpc":"2.0","id":8,"method":"resources/list"}`, status: 200, code: -32601, id: "8"},
+		{name: "method of an unadvertised capability", body: `{"jsonrpc":"2.0","id":8,"method":"logging/setLevel","params":{"level":"info"}}`, status: 200, code: -32601, id: "8"},
 		{name: "method wrong case", body: `{"jsonrpc":"2.0","id":8,"method":"TOOLS/LIST"}`, status: 200, code: -32601, id: "8"},
 		{name: "a response posted", body: `{"jsonrpc":"2.0","id":8,"result":{}}`, status: 400, code: -32600, id: "8"},
 		{name: "unknown notification", body: `{"jsonrpc":"2.0","method":"notifications/whatever"}`, status: 202},
