@@ -20,8 +20,10 @@ type Status struct {
 	Reachable    bool
 	HTTPStatus   int
 	MemosVersion string // as the instance reports it ("dev" for source builds)
-	Problem      string // what is wrong, for the operator; empty when healthy
-	Warning      string // a version mismatch with the registry; empty when none
+	// Problem is what is wrong, for the operator, empty when healthy: the
+	// instance unreachable or refusing, or running another Memos release
+	// than the tools were built for (then some tools answer 404).
+	Problem string
 }
 
 // healthTTL is how long Health reuses a probe's findings: /healthz answers
@@ -73,7 +75,7 @@ func (c *Client) Probe(ctx context.Context) Status {
 		s.Problem, detail = c.notJSON(resp)
 	default:
 		s.MemosVersion = rawjson.ParseBytes(resp.Body).Get("version").String()
-		s.Warning = VersionWarning(s.MemosVersion)
+		s.Problem = VersionMismatch(s.MemosVersion)
 		c.version.note(s.MemosVersion)
 	}
 	if detail != "" {

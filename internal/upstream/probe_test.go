@@ -40,3 +40,26 @@ func TestProbeProblems(t *testing.T) {
 		})
 	}
 }
+
+// An instance on another Memos release than the tools' is a problem (some
+// tools answer 404); one that does not say which release it runs is not.
+func TestProbeReleases(t *testing.T) {
+	json := web.Header{"content-type": "application/json"}
+	for _, tc := range []struct {
+		name, version, problem string
+	}{
+		{"the tools' release", "0.30.0", ""},
+		{"the tools' release with v", "v0.30.0", ""},
+		{"a source build", "dev", ""},
+		{"no version", "", ""},
+		{"another release", "0.31.0", "the instance runs Memos 0.31.0 but the tools were built for 0.30.0: switch the Worker to that release with make release"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := []byte(`{"version":"` + tc.version + `"}`)
+			s := New(testConfig(), &fakeDoer{resp: &web.Response{Status: 200, Header: json, Body: body}, probes: true}).Probe(t.Context())
+			if !s.Reachable || s.MemosVersion != tc.version || !strings.HasPrefix(s.Problem, tc.problem) || (tc.problem == "") != (s.Problem == "") {
+				t.Errorf("status %+v, want a problem starting %q", s, tc.problem)
+			}
+		})
+	}
+}
