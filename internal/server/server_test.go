@@ -216,4 +216,6 @@ func TestHealthDegraded(t *testing.T) {
 // routerFunc is a Router made of a function.
 type routerFunc func(context.Context, *web.Request) (*web.Response, bool)
 
-func (f routerFunc) Handle(ctx context.Context, req *web.Request) (*web.Response, bool) { return f(ctx, req) }
+func (f routerFunc) Handle(ctx context.Context, req *web.Request) (*web.Response, bool) {
+	return f(ctx, req)
+}
