@@ -69,6 +69,11 @@ func (c *Client) Probe(ctx context.Context) Status {
 	s := Status{Reachable: true, HTTPStatus: resp.Status}
 	var detail string
 	switch {
+	case resp.Status == 404:
+		// Memos has this path in every release: MEMOS_URL points at
+		// something under the instance, or at another service.
+		s.Problem, detail = c.refusal(resp)
+		s.Problem += ": the instance's public profile is not at MEMOS_URL" + profilePath + ": set MEMOS_URL to the instance's base URL, without /api/v1 or another path under it"
 	case resp.Status != 200:
 		s.Problem, detail = c.refusal(resp)
 	case !rawjson.ValidBytes(resp.Body) || !strings.HasPrefix(resp.Header.Get("content-type"), "application/json"):

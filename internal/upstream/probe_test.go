@@ -29,6 +29,8 @@ func TestProbeProblems(t *testing.T) {
 			want: "check that cloudflared is running"},
 		{name: "not Memos", resp: &web.Response{Status: 404, Header: web.Header{"content-type": "text/plain"}, Body: []byte("404 page not found")}, reachable: true,
 			want: "404 Not Found: the upstream answered with something other than Memos' JSON"},
+		{name: "a path under the instance", resp: &web.Response{Status: 404, Header: web.Header{"content-type": "application/json"}, Body: []byte(`{"code":5,"message":"Not Found"}`)}, reachable: true,
+			want: "404 Not Found: Not Found: the instance's public profile is not at MEMOS_URL/api/v1/instance/profile: set MEMOS_URL to the instance's base URL, without /api/v1 or another path under it"},
 		{name: "unreachable", err: errors.New("fetch: TypeError: Network connection lost."),
 			want: "the Memos instance cannot be reached: check that it is up and that MEMOS_URL (or MEMOS_SERVICE) points at it"},
 	} {
