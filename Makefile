@@ -23,19 +23,39 @@ FUZZ_TARGETS := ./internal/rawjson:FuzzValue ./internal/rawjson:FuzzAppendString
 	./internal/schema:FuzzAgainstReference ./internal/schema:FuzzIsIntegral
 FUZZTIME ?= 30s
 
-.PHONY: help generate build dev test fuzz size wasmsize deploy memos clean
+.PHONY: help generate release build dev test fuzz size wasmsize deploy memos clean
 
 help: ## list the targets
 	@awk -F ':.*## ' '/^[a-z-]+:.*## / { printf "  %-10s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
 
-# Another Memos release: SPEC is its OpenAPI document (proto/gen/openapi.yaml of
-# that release) and SPEC_VERSION its version, e.g. SPEC=openapi.yaml SPEC_VERSION=v0.31.0.
-SPEC ?=
-SPEC_VERSION ?=
+# The Memos release the tools are built for: the one pinned in go.mod, unless
+# memos-release.mk (written by `make release`) names another. Every build
+# reads it: make build, make dev, make deploy and wrangler's own build step.
+PINNED_RELEASE := $(shell awk '$$1 == "github.com/usememos/memos" { print $$2 }' go.mod)
+RELEASE_FILE := memos-release.mk
+RELEASE_SPEC := spec/memos-openapi.yaml
+-include $(RELEASE_FILE)
 
-generate: ## compile the tool registry from the Memos OpenAPI document (the pinned module's, or SPEC) and spec/curation.json
+generate: ## compile the tool registry from the Memos OpenAPI document (of the release make release chose) and spec/curation.json
+	$(if $(SPEC)$(SPEC_VERSION),$(if $(filter command line environment,$(origin SPEC) $(origin SPEC_VERSION)),$(error SPEC and SPEC_VERSION \
+		choose the release for every later build: run make release SPEC=$(SPEC) SPEC_VERSION=$(SPEC_VERSION))))
 	$(GO) run ./internal/registry/generate -curation spec/curation.json -o internal/registry/tools_gen.go \
 		$(if $(SPEC),-spec $(SPEC) -memos-version $(SPEC_VERSION))
+
+release: ## choose the Memos release every build is for: SPEC=<that release's openapi.yaml> SPEC_VERSION=v0.31.0, or SPEC_VERSION=$(PINNED_RELEASE) for the pinned one
+ifeq ($(origin SPEC_VERSION),command line)
+ifeq ($(SPEC_VERSION),$(PINNED_RELEASE))
+	rm -f $(RELEASE_FILE) $(RELEASE_SPEC)
+	$(GO) run ./internal/registry/generate -curation spec/curation.json -o internal/registry/tools_gen.go
+else
+	@test -n "$(SPEC)" || { echo "make release: SPEC names the OpenAPI document of Memos $(SPEC_VERSION) (proto/gen/openapi.yaml of that release)"; exit 1; }
+	$(GO) run ./internal/registry/generate -curation spec/curation.json -o internal/registry/tools_gen.go -spec $(SPEC) -memos-version $(SPEC_VERSION)
+	$(if $(filter $(abspath $(SPEC)),$(abspath $(RELEASE_SPEC))),,cp $(SPEC) $(RELEASE_SPEC))
+	printf '# The Memos release every build is for, written by make release.\nSPEC := $(RELEASE_SPEC)\nSPEC_VERSION := $(SPEC_VERSION)\n' > $(RELEASE_FILE)
+endif
+endif
+	@if [ -f $(RELEASE_FILE) ]; then echo "Builds are for Memos $$(awk '$$1 == "SPEC_VERSION" { print $$3 }' $(RELEASE_FILE)) (chosen in $(RELEASE_FILE))."; \
+		else echo "Builds are for Memos $(PINNED_RELEASE) (pinned in go.mod)."; fi
 
 build: generate ## build the Worker into build/ (runtime assets, entry module, and the wasm with its data packed)
 	$(GO) tool workers-assets-gen -mode=go -o build
@@ -58,12 +78,16 @@ $(MEMOS_BIN):
 dev: node_modules/.package-lock.json build memos ## run the Worker under wrangler on 127.0.0.1 (starts a local Memos unless MEMOS_URL is set)
 	$(GO) run ./test/devstack
 
-test: node_modules/.package-lock.json build memos ## run every test: unit, then end to end against real Memos and wrangler
+# The tests run a Memos of the pinned release, and expect its tools: they
+# build for it whatever make release chose (a deploy builds again).
+test: SPEC :=
+test: SPEC_VERSION :=
+test: node_modules/.package-lock.json build memos ## run every test: unit, then end to end against real Memos and wrangler (for the pinned Memos release)
 	@unformatted=$$("$$($(GO) env GOROOT)/bin/gofmt" -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "not gofmt-formatted: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet . ./internal/...
 	$(GO) test ./...
-	$(MAKE) --no-print-directory fuzz FUZZTIME=50000x
+	$(MAKE) --no-print-directory fuzz FUZZTIME=50000x SPEC= SPEC_VERSION=
 	$(GO) test -tags e2e -count=1 -v ./test/e2e/
 
 .PHONY: soak
