@@ -23,7 +23,7 @@ FUZZ_TARGETS := ./internal/rawjson:FuzzValue ./internal/rawjson:FuzzAppendString
 	./internal/schema:FuzzAgainstReference ./internal/schema:FuzzIsIntegral
 FUZZTIME ?= 30s
 
-.PHONY: help generate release build dev test fuzz size wasmsize deploy memos clean
+.PHONY: help generate release build dev test fuzz size wasmsize deploy deploycheck memos clean
 
 help: ## list the targets
 	@awk -F ':.*## ' '/^[a-z-]+:.*## / { printf "  %-10s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -39,8 +39,7 @@ RELEASE_SPEC := spec/memos-openapi.yaml
 generate: ## compile the tool registry from the Memos OpenAPI document (of the release make release chose) and spec/curation.json
 	$(if $(SPEC)$(SPEC_VERSION),$(if $(filter command line environment,$(origin SPEC) $(origin SPEC_VERSION)),$(error SPEC and SPEC_VERSION \
 		choose the release for every later build: run make release SPEC=$(SPEC) SPEC_VERSION=$(SPEC_VERSION))))
-	$(GO) run ./internal/registry/generate -curation spec/curation.json -o internal/registry/tools_gen.go \
-		$(if $(SPEC),-spec $(SPEC) -memos-version $(SPEC_VERSION))
+	$(GO) run ./internal/registry/generate -curation spec/curation.json -o internal/registry/tools_gen.go$(if $(SPEC), -spec $(SPEC) -memos-version $(SPEC_VERSION))
 
 release: ## choose the Memos release every build is for: SPEC=<that release's openapi.yaml> SPEC_VERSION=v0.31.0, or SPEC_VERSION=$(PINNED_RELEASE) for the pinned one
 ifeq ($(origin SPEC_VERSION),command line)
@@ -63,8 +62,11 @@ build: generate ## build the Worker into build/ (runtime assets, entry module an
 	cp internal/grants/store.mjs build/grants.mjs
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o build/app.wasm .
 
+# Node 22 comes from the lock file (package "node"): npm's warnings that the
+# machine's older Node does not suit wrangler and the MCP clients are beside
+# the point, and --loglevel=error keeps them out; errors still show.
 node_modules/.package-lock.json: package.json package-lock.json
-	npm ci --no-audit --no-fund
+	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
 memos: $(MEMOS_BIN) ## build the pinned Memos server into the cache folder
@@ -108,7 +110,7 @@ bench: node_modules/.package-lock.json build memos ## measure the Worker against
 	$(if $(BASELINE),rm -rf build/baseline && mkdir -p build/baseline && git archive $(BASELINE) | tar -x -C build/baseline && $(MAKE) -C build/baseline build GO=$(GO))
 	GO=$(GO) $(if $(BASELINE),BASELINE=$$(git rev-parse --short $(BASELINE)) BASELINE_BUILD=build/baseline/build) $(GO) run ./test/bench
 
-size: node_modules/.package-lock.json build ## report the upload size from wrangler deploy --dry-run
+size: node_modules/.package-lock.json ## report the upload size from wrangler deploy --dry-run (which runs make build)
 	$(WRANGLER) deploy --dry-run --outdir build/dry-run
 
 wasmsize: generate ## build the wasm with its function names and list what each Go package adds to it
@@ -117,6 +119,12 @@ wasmsize: generate ## build the wasm with its function names and list what each 
 
 deploy: node_modules/.package-lock.json ## deploy with wrangler (runs make build itself)
 	$(WRANGLER) deploy
+
+# The last step of the build wrangler runs before a deploy (wrangler.toml's
+# [build]): warn when wrangler.toml would deploy a Worker that refuses
+# every request.
+deploycheck: generate
+	@$(GO) run ./internal/config/deploycheck wrangler.toml
 
 clean: ## remove build outputs
 	rm -rf build internal/registry/tools_gen.go

@@ -48,6 +48,8 @@ func startDev(t *testing.T, viaMake bool, env ...string) *devstack {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The session's folder, with its logs, goes after the program stops.
+	t.Cleanup(func() { os.RemoveAll(filepath.Join(root, ".wrangler", "dev-"+strconv.Itoa(port))) })
 	d := &devstack{lines: map[string]string{}, done: make(chan struct{})}
 	if viaMake {
 		// -e: script exits with make's status.
