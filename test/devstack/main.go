@@ -245,10 +245,10 @@ func printHealth(w io.Writer, h health) {
 // consent page with a client on this machine.
 func printOAuth(w io.Writer, on bool, mcpURL string, localMemos bool) {
 	if !on {
-		fmt.Fprintln(w, "OAuth:     off (make dev OAUTH=1 turns it on for a session)")
+		fmt.Fprintln(w, "OAuth:     off (make dev OAUTH=1 turns it on, with a secret made for this run)")
 		return
 	}
-	fmt.Fprintln(w, "OAuth:     on. Try the consent page with the MCP Inspector, which opens it in your browser:")
+	fmt.Fprintln(w, "OAuth:     on. Try the consent page with the MCP Inspector, which opens it in your browser (or prints its address):")
 	fmt.Fprintf(w, "             npx mcp-inspector --cli %s --transport http --method tools/list\n", mcpURL)
 	who := "your Memos username and password"
 	if localMemos {
