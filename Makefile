@@ -41,7 +41,7 @@ generate: ## compile the tool registry from the Memos OpenAPI document (of the r
 		choose the release for every later build: run make release SPEC=$(SPEC) SPEC_VERSION=$(SPEC_VERSION))))
 	$(GO) run ./internal/registry/generate -curation spec/curation.json -o internal/registry/tools_gen.go$(if $(SPEC), -spec $(SPEC) -memos-version $(SPEC_VERSION))
 
-release: ## choose the Memos release every build is for: SPEC=<that release's openapi.yaml> SPEC_VERSION=v0.31.0, or SPEC_VERSION=$(PINNED_RELEASE) for the pinned one
+release: ## choose the Memos release every build is for: SPEC=<that release's openapi.yaml> SPEC_VERSION=v0.31.0; SPEC_VERSION=<go.mod's> goes back; alone, says which
 ifeq ($(origin SPEC_VERSION),command line)
 ifeq ($(SPEC_VERSION),$(PINNED_RELEASE))
 	rm -f $(RELEASE_FILE) $(RELEASE_SPEC)
@@ -76,7 +76,7 @@ $(MEMOS_BIN):
 	cd test/memos && $(GO) build -o $(MEMOS_BIN).tmp github.com/usememos/memos/cmd/memos
 	mv $(MEMOS_BIN).tmp $(MEMOS_BIN)
 
-dev: node_modules/.package-lock.json build memos ## run the Worker under wrangler on 127.0.0.1 (starts a local Memos unless MEMOS_URL is set)
+dev: node_modules/.package-lock.json build memos ## run the Worker under wrangler on 127.0.0.1 (starts a local Memos unless MEMOS_URL is set; OAUTH=1 turns OAuth on)
 	$(GO) run ./test/devstack
 
 # The tests run a Memos of the pinned release, and expect its tools: they
