@@ -174,3 +174,23 @@ func TestPrintHealth(t *testing.T) {
 		})
 	}
 }
+
+// The command make dev OAUTH=1 prints to try the consent page is the one
+// docs/oauth.md shows.
+func TestOAuthCommandMatchesDocs(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/oauth.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	printOAuth(&b, true, "http://127.0.0.1:8787/mcp", true)
+	var command string
+	for _, line := range strings.Split(b.String(), "\n") {
+		if c := strings.TrimSpace(line); strings.HasPrefix(c, "npx ") {
+			command = c
+		}
+	}
+	if command == "" || !strings.Contains(string(doc), "\n"+command+"\n") {
+		t.Errorf("make dev OAUTH=1 prints a command docs/oauth.md does not show: %q", command)
+	}
+}
