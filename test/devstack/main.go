@@ -121,10 +121,7 @@ func run() error {
 		return err
 	}
 	mcpURL := worker.URL + "/mcp"
-	printConnection(os.Stdout, mcpURL, memosURL, signIn, token)
-	if memosNote != "" {
-		fmt.Println(memosNote)
-	}
+	printConnection(os.Stdout, mcpURL, memosURL, signIn, memosNote, token)
 	fmt.Println("Worker log: " + filepath.Join(rel, "wrangler.log"))
 	fmt.Println()
 	printOAuth(os.Stdout, h.OAuth, mcpURL, signIn != "")
@@ -257,12 +254,17 @@ func printOAuth(w io.Writer, on bool, mcpURL string, localMemos bool) {
 	fmt.Fprintln(w, "           Sign in there with "+who+". Claude.ai and ChatGPT need a public https URL: deploy.")
 }
 
-func printConnection(w io.Writer, mcpURL, memosURL, signIn, token string) {
+// printConnection writes how to reach the Worker and Memos; memosNote, when
+// set, says what the local Memos is.
+func printConnection(w io.Writer, mcpURL, memosURL, signIn, memosNote, token string) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "MCP URL:   "+mcpURL)
 	fmt.Fprintln(w, "Memos:     "+memosURL)
 	if signIn != "" {
 		fmt.Fprintln(w, "Sign in:   "+signIn)
+	}
+	if memosNote != "" {
+		fmt.Fprintln(w, memosNote)
 	}
 	shown := token
 	if token == "" {

@@ -76,7 +76,7 @@ func TestClientConfigsKeys(t *testing.T) {
 // JSON's \u003c escapes of "<" and ">".
 func TestPrintConnectionPlaceholder(t *testing.T) {
 	var b strings.Builder
-	printConnection(&b, "http://127.0.0.1:8787/mcp", "https://memos.example.com", "", "")
+	printConnection(&b, "http://127.0.0.1:8787/mcp", "https://memos.example.com", "", "", "")
 	out := b.String()
 	if strings.Contains(out, `\u003c`) || strings.Contains(out, `\u003e`) {
 		t.Errorf("the printout escapes < and >:\n%s", out)
