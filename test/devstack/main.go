@@ -48,7 +48,9 @@ var forwarded = []string{"ALLOWED_HOSTS", "ALLOWED_ORIGINS", "CF_ACCESS_CLIENT_I
 	"OAUTH_ALLOW_LOOPBACK_CLIENTS", "OAUTH_SECRET", "OAUTH_SECRET_PREVIOUS", "READ_ONLY", "TOOLS", "UPSTREAM_TIMEOUT_MS"}
 
 func run() error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// A closed terminal (SIGHUP) stops everything too, rather than leave
+	// Memos and wrangler running without it.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	defer takeTerminal()()
 	root, err := harness.RepoRoot()
