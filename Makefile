@@ -23,29 +23,50 @@ FUZZ_TARGETS := ./internal/finder:FuzzCompile ./internal/rawjson:FuzzValue ./int
 	./internal/schema:FuzzAgainstReference ./internal/schema:FuzzIsIntegral
 FUZZTIME ?= 30s
 
-.PHONY: help generate build dev test fuzz size wasmsize deploy memos clean
+.PHONY: help generate release build dev test fuzz size wasmsize deploy deploycheck memos clean
 
 help: ## list the targets
 	@awk -F ':.*## ' '/^[a-z-]+:.*## / { printf "  %-10s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
 
-# Another Memos release: SPEC is its OpenAPI document (proto/gen/openapi.yaml of
-# that release) and SPEC_VERSION its version, e.g. SPEC=openapi.yaml SPEC_VERSION=v0.31.0.
-SPEC ?=
-SPEC_VERSION ?=
+# The Memos release the tools are built for: the one pinned in go.mod, unless
+# memos-release.mk (written by `make release`) names another. Every build
+# reads it: make build, make dev, make deploy and wrangler's own build step.
+PINNED_RELEASE := $(shell awk '$$1 == "github.com/usememos/memos" { print $$2 }' go.mod)
+RELEASE_FILE := memos-release.mk
+RELEASE_SPEC := spec/memos-openapi.yaml
+-include $(RELEASE_FILE)
 
-generate: ## compile the tool registry from the Memos OpenAPI document (the pinned module's, or SPEC) and spec/curation.json
-	$(GO) run ./internal/registry/generate -curation spec/curation.json -o internal/registry/tools_gen.go \
-		$(if $(SPEC),-spec $(SPEC) -memos-version $(SPEC_VERSION))
+generate: ## compile the tool registry from the Memos OpenAPI document (of the release make release chose) and spec/curation.json
+	$(if $(SPEC)$(SPEC_VERSION),$(if $(filter command line environment,$(origin SPEC) $(origin SPEC_VERSION)),$(error SPEC and SPEC_VERSION \
+		choose the release for every later build: run make release SPEC=$(SPEC) SPEC_VERSION=$(SPEC_VERSION))))
+	$(GO) run ./internal/registry/generate -curation spec/curation.json -o internal/registry/tools_gen.go$(if $(SPEC), -spec $(SPEC) -memos-version $(SPEC_VERSION))
 
-build: generate ## build the Worker into build/ (runtime assets, entry module, and the wasm with its data packed)
+release: ## choose the Memos release every build is for: SPEC=<that release's openapi.yaml> SPEC_VERSION=v0.31.0; SPEC_VERSION=<go.mod's> goes back; alone, says which
+ifeq ($(origin SPEC_VERSION),command line)
+ifeq ($(SPEC_VERSION),$(PINNED_RELEASE))
+	rm -f $(RELEASE_FILE) $(RELEASE_SPEC)
+	$(GO) run ./internal/registry/generate -curation spec/curation.json -o internal/registry/tools_gen.go
+else
+	@test -n "$(SPEC)" || { echo "make release: SPEC names the OpenAPI document of Memos $(SPEC_VERSION) (proto/gen/openapi.yaml of that release)"; exit 1; }
+	$(GO) run ./internal/registry/generate -curation spec/curation.json -o internal/registry/tools_gen.go -spec $(SPEC) -memos-version $(SPEC_VERSION)
+	$(if $(filter $(abspath $(SPEC)),$(abspath $(RELEASE_SPEC))),,cp $(SPEC) $(RELEASE_SPEC))
+	printf '# The Memos release every build is for, written by make release.\nSPEC := $(RELEASE_SPEC)\nSPEC_VERSION := $(SPEC_VERSION)\n' > $(RELEASE_FILE)
+endif
+endif
+	@if [ -f $(RELEASE_FILE) ]; then echo "Builds are for Memos $$(awk '$$1 == "SPEC_VERSION" { print $$3 }' $(RELEASE_FILE)) (chosen in $(RELEASE_FILE))."; \
+		else echo "Builds are for Memos $(PINNED_RELEASE) (pinned in go.mod)."; fi
+
+build: generate ## build the Worker into build/ (runtime assets, entry module and the wasm)
 	$(GO) tool workers-assets-gen -mode=go -o build
 	cp internal/bridge/worker.mjs internal/bridge/driver.mjs build/
 	cp internal/grants/store.mjs build/grants.mjs
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o build/app.wasm .
-	$(GO) run ./internal/bridge/pack build/app.wasm
 
+# Node 22 comes from the lock file (package "node"): npm's warnings that the
+# machine's older Node does not suit wrangler and the MCP clients are beside
+# the point, and --loglevel=error keeps them out; errors still show.
 node_modules/.package-lock.json: package.json package-lock.json
-	npm ci --no-audit --no-fund
+	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
 memos: $(MEMOS_BIN) ## build the pinned Memos server into the cache folder
@@ -55,15 +76,19 @@ $(MEMOS_BIN):
 	cd test/memos && $(GO) build -o $(MEMOS_BIN).tmp github.com/usememos/memos/cmd/memos
 	mv $(MEMOS_BIN).tmp $(MEMOS_BIN)
 
-dev: node_modules/.package-lock.json build memos ## run the Worker under wrangler on 127.0.0.1 (starts a local Memos unless MEMOS_URL is set)
+dev: node_modules/.package-lock.json build memos ## run the Worker under wrangler on 127.0.0.1 (starts a local Memos unless MEMOS_URL is set; OAUTH=1 turns OAuth on)
 	$(GO) run ./test/devstack
 
-test: node_modules/.package-lock.json build memos ## run every test: unit, then end to end against real Memos and wrangler
+# The tests run a Memos of the pinned release, and expect its tools: they
+# build for it whatever make release chose (a deploy builds again).
+test: SPEC :=
+test: SPEC_VERSION :=
+test: node_modules/.package-lock.json build memos ## run every test: unit, then end to end against real Memos and wrangler (for the pinned Memos release)
 	@unformatted=$$("$$($(GO) env GOROOT)/bin/gofmt" -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "not gofmt-formatted: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet . ./internal/...
 	$(GO) test ./...
-	$(MAKE) --no-print-directory fuzz FUZZTIME=50000x
+	$(MAKE) --no-print-directory fuzz FUZZTIME=50000x SPEC= SPEC_VERSION=
 	$(GO) test -tags e2e -count=1 -v ./test/e2e/
 
 .PHONY: soak
@@ -85,7 +110,7 @@ bench: node_modules/.package-lock.json build memos ## measure the Worker against
 	$(if $(BASELINE),rm -rf build/baseline && mkdir -p build/baseline && git archive $(BASELINE) | tar -x -C build/baseline && $(MAKE) -C build/baseline build GO=$(GO))
 	GO=$(GO) $(if $(BASELINE),BASELINE=$$(git rev-parse --short $(BASELINE)) BASELINE_BUILD=build/baseline/build) $(GO) run ./test/bench
 
-size: node_modules/.package-lock.json build ## report the upload size from wrangler deploy --dry-run
+size: node_modules/.package-lock.json ## report the upload size from wrangler deploy --dry-run (which runs make build)
 	$(WRANGLER) deploy --dry-run --outdir build/dry-run
 
 wasmsize: generate ## build the wasm with its function names and list what each Go package adds to it
@@ -94,6 +119,12 @@ wasmsize: generate ## build the wasm with its function names and list what each 
 
 deploy: node_modules/.package-lock.json ## deploy with wrangler (runs make build itself)
 	$(WRANGLER) deploy
+
+# The last step of the build wrangler runs before a deploy (wrangler.toml's
+# [build]): warn when wrangler.toml would deploy a Worker that refuses
+# every request.
+deploycheck: generate
+	@$(GO) run ./internal/config/deploycheck wrangler.toml
 
 clean: ## remove build outputs
 	rm -rf build internal/registry/tools_gen.go

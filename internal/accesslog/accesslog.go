@@ -124,9 +124,20 @@ func (e *Entry) Write(w io.Writer, status int) {
 	}
 	b = appendField(b, "outcome", outcome)
 	b = append(b, `,"durationMs":`...)
-	b = strconv.AppendFloat(b, float64(time.Since(e.start).Microseconds())/1000, 'f', -1, 64)
+	b = appendMillis(b, time.Since(e.start))
 	b = append(b, "}\n"...)
 	w.Write(b)
+}
+
+// appendMillis writes d in milliseconds to a tenth (8.999 ms is 9, 0.25 ms
+// is 0.3): the Workers clock is coarse, and finer digits are noise.
+func appendMillis(b []byte, d time.Duration) []byte {
+	tenths := (d.Microseconds() + 50) / 100
+	b = strconv.AppendInt(b, tenths/10, 10)
+	if tenths%10 != 0 {
+		b = append(b, '.', byte('0'+tenths%10))
+	}
+	return b
 }
 
 func appendField(b []byte, name, value string) []byte {

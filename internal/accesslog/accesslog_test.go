@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"testing"
+	"time"
 
 	"github.com/tidwall/gjson"
 )
@@ -65,4 +66,24 @@ func TestNilEntry(t *testing.T) {
 	e.SetTool("t")
 	e.SetUpstream(200)
 	e.SetOutcome(OK)
+}
+
+func TestAppendMillis(t *testing.T) {
+	for _, tc := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, "0"},
+		{8999 * time.Microsecond, "9"},
+		{250 * time.Microsecond, "0.3"},
+		{12340 * time.Microsecond, "12.3"},
+		{1500 * time.Millisecond, "1500"},
+		{49 * time.Microsecond, "0"},
+	} {
+		t.Run(tc.d.String(), func(t *testing.T) {
+			if got := string(appendMillis(nil, tc.d)); got != tc.want {
+				t.Errorf("appendMillis(%v) = %s, want %s", tc.d, got, tc.want)
+			}
+		})
+	}
 }

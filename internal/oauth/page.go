@@ -14,16 +14,20 @@ import (
 // pageStyle is the pages' only styling: inline, allowed by its hash, so the
 // pages load nothing from anywhere.
 const pageStyle = `body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f6f6f4;color:#1d1d1b}
-main{max-width:34rem;margin:0 auto;padding:1.5rem 1rem}
-h1{font-size:1.4rem;line-height:1.3}
-fieldset{border:1px solid #c9c9c4;border-radius:.5rem;margin:1rem 0;padding:.75rem 1rem}
+main{max-width:34rem;margin:0 auto;padding:.75rem 1rem}
+h1{font-size:1.2rem;line-height:1.3;margin:.5rem 0}
+p{margin:.5rem 0}
+fieldset{border:1px solid #c9c9c4;border-radius:.5rem;margin:.75rem 0;padding:.5rem .75rem}
 legend{font-weight:600;padding:0 .25rem}
 label{display:block;margin:.5rem 0 .2rem}
 input[type=text],input[type=password],select{box-sizing:border-box;width:100%;font:inherit;padding:.5rem;border:1px solid #8a8a85;border-radius:.35rem}
-.choice{display:flex;gap:.5rem;align-items:center;margin:.35rem 0}
+.choices{display:flex;flex-wrap:wrap;gap:0 1rem}
+.pair{display:grid;grid-template-columns:repeat(auto-fit,minmax(9rem,1fr));gap:0 .75rem}
+.choice{display:flex;gap:.4rem;align-items:center;margin:.2rem 0}
+.choice label{margin:0}
 .hint{color:#55554f;font-size:.9rem;margin:.5rem 0 0}
 .problem{background:#fde8e6;border:1px solid #b3261e;border-radius:.35rem;padding:.5rem .75rem;color:#7a1a14}
-.actions{display:flex;gap:.75rem;margin-top:1.25rem}
+.actions{display:flex;gap:.75rem;margin:1rem 0}
 button{font:inherit;padding:.6rem 1.4rem;border-radius:.35rem;border:1px solid #1d1d1b;background:#fff;cursor:pointer}
 button[value=allow]{background:#1d1d1b;color:#fff}
 :focus-visible{outline:3px solid #2f6fde;outline-offset:2px}`
@@ -182,7 +186,7 @@ func (s *Server) consentPage(req *web.Request, pending, clientName, redirect, sc
 		b.WriteString(`<p role="alert" class="problem">` + esc(problem) + `</p>`)
 	}
 	b.WriteString(`<form method="post" action="/authorize"><input type="hidden" name="request" value="` + esc(pending) + `">`)
-	b.WriteString(`<fieldset><legend>What it may do</legend>`)
+	b.WriteString(`<fieldset><legend>What it may do</legend><div class="choices">`)
 	checked := func(on bool) string { return map[bool]string{true: " checked", false: ""}[on] }
 	if hasScope(scope, ScopeWrite) {
 		b.WriteString(`<div class="choice"><input type="radio" id="access-write" name="access" value="write"` + checked(chosen.Access == "write") + `><label for="access-write">Read and write memos</label></div>`)
@@ -190,7 +194,7 @@ func (s *Server) consentPage(req *web.Request, pending, clientName, redirect, sc
 	} else {
 		b.WriteString(`<div class="choice"><input type="radio" id="access-read" name="access" value="read" checked><label for="access-read">Read only (all this app asked for)</label></div>`)
 	}
-	b.WriteString(`<label for="days">For how long</label><select id="days" name="days" aria-describedby="days-hint">`)
+	b.WriteString(`</div><label for="days">For how long</label><select id="days" name="days" aria-describedby="days-hint">`)
 	for _, d := range tokenDays {
 		selected := ""
 		if d == chosen.Days {
@@ -202,16 +206,18 @@ func (s *Server) consentPage(req *web.Request, pending, clientName, redirect, sc
 	if tokenName == "" {
 		tokenName = "an MCP client"
 	}
-	b.WriteString(`</select><p class="hint" id="days-hint">The app gets a Memos access token of its own, listed under Settings, Access tokens, as “MCP: ` + esc(tokenName) +
-		`”, which ends then. Delete it there to cut the app off at any time.</p></fieldset>`)
+	b.WriteString(`</select><p class="hint" id="days-hint">The app gets its own Memos access token, “MCP: ` + esc(tokenName) +
+		`”, which ends then. Delete it in Memos (Settings, Access tokens) to cut the app off sooner.</p></fieldset>`)
 	// After a refused sign-in the password is what to type again.
 	focus := map[bool]string{true: " autofocus", false: ""}[problem != "" && chosen.Username != ""]
-	b.WriteString(`<fieldset><legend>Sign in to Memos</legend>`)
-	b.WriteString(`<label for="username">Username</label><input type="text" id="username" name="username" value="` + esc(chosen.Username) + `" autocomplete="username" autocapitalize="none" spellcheck="false">`)
-	b.WriteString(`<label for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password"` + focus + `></fieldset>`)
+	b.WriteString(`<fieldset><legend>Sign in to Memos</legend><div class="pair">`)
+	b.WriteString(`<div><label for="username">Username</label><input type="text" id="username" name="username" value="` + esc(chosen.Username) + `" autocomplete="username" autocapitalize="none" spellcheck="false"></div>`)
+	b.WriteString(`<div><label for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password"` + focus + `></div></div></fieldset>`)
 	b.WriteString(`<fieldset><legend>Or paste an access token</legend>`)
-	b.WriteString(`<label for="token">Access token</label><input type="password" id="token" name="token" autocomplete="off" aria-describedby="token-hint">`)
-	b.WriteString(`<p class="hint" id="token-hint">If you sign in to Memos with single sign-on, create a token under Settings, Access tokens, and paste it here. It is used once, to make the app's own token, and not kept.</p></fieldset>`)
+	b.WriteString(`<label for="token">Access token</label><input type="password" id="token" name="token" autocomplete="off" aria-describedby="token-hint"></fieldset>`)
 	b.WriteString(`<div class="actions"><button type="submit" name="decision" value="allow">Allow</button><button type="submit" name="decision" value="deny">Deny</button></div></form>`)
+	// The token's explanation follows the buttons, which a phone then
+	// shows without scrolling; the field still names it as its description.
+	b.WriteString(`<p class="hint" id="token-hint">An access token is for those who sign in to Memos with single sign-on: create one under Settings, Access tokens, and paste it above. It is used once, to make the app's own token, and not kept.</p>`)
 	return page(200, "Allow access to Memos?", b.String(), " "+origin)
 }

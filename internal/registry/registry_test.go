@@ -127,8 +127,10 @@ func TestToolsMatchBuiltInServer(t *testing.T) {
 			if title == "" || d.Get("annotations.title").Str != title || d.Get("description").Str == "" {
 				t.Errorf("title %q, annotations.title %q, description empty=%t", title, d.Get("annotations.title").Str, d.Get("description").Str == "")
 			}
-			if strings.ReplaceAll(strings.ToLower(title), " ", "_") != tool.Name {
-				t.Errorf("title %q does not spell the name %q", title, tool.Name)
+			// The title is the name without its service, as a sentence:
+			// "Create memo" for memo_create_memo.
+			if !strings.HasSuffix(tool.Name, "_"+strings.ReplaceAll(strings.ToLower(title), " ", "_")) || title[:1] != strings.ToUpper(title[:1]) {
+				t.Errorf("title %q does not spell the name %q after its service", title, tool.Name)
 			}
 			a := d.Get("annotations")
 			got := [3]bool{a.Get("readOnlyHint").Bool(), a.Get("destructiveHint").Bool(), a.Get("idempotentHint").Bool()}

@@ -35,7 +35,7 @@ func Select(readOnly bool, entries []string) (*Selection, error) {
 	for _, e := range entries {
 		name, removing := strings.CutPrefix(e, "-")
 		if !matchesAny(name) {
-			errs = append(errs, errors.New("TOOLS entry "+strconv.Quote(e)+" matches no tool: use a tool name or the start of names, such as memo_ (tools/list shows the names)"))
+			errs = append(errs, errors.New("TOOLS entry "+strconv.Quote(e)+" matches no tool"+suggest(name)))
 			continue
 		}
 		if removing {
@@ -157,4 +157,47 @@ func matchesAny(entry string) bool {
 		}
 	}
 	return false
+}
+
+// suggest says what a TOOLS entry that matches no tool may have meant: the
+// nearest tool name when one is close, else every name (tools/list cannot
+// show them: /mcp refuses to serve while an entry is wrong).
+func suggest(entry string) string {
+	best, bestDist := "", 4 // at most 3 edits away
+	names := make([]string, len(tools))
+	for i := range tools {
+		names[i] = tools[i].Name
+		if d := editDistance(entry, names[i], bestDist); d < bestDist {
+			best, bestDist = names[i], d
+		}
+	}
+	if best != "" {
+		return ": did you mean " + best + "?"
+	}
+	return ": the tools are " + strings.Join(names, ", ") + " (a start of names, such as memo_, selects a group)"
+}
+
+// editDistance is the Levenshtein distance between a and b, or limit when
+// it is at least limit (long entries are not compared at all).
+func editDistance(a, b string, limit int) int {
+	if len(a)-len(b) >= limit || len(b)-len(a) >= limit {
+		return limit
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return min(prev[len(b)], limit)
 }

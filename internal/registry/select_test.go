@@ -95,7 +95,11 @@ func TestSelectRefuses(t *testing.T) {
 		{"unknown name", false, []string{"memo_get_memo", "memo_frobnicate"}, `TOOLS entry "memo_frobnicate" matches no tool`},
 		{"unknown removal", false, []string{"-user_delete_user"}, `TOOLS entry "-user_delete_user" matches no tool`},
 		{"bare dash", false, []string{"-"}, `TOOLS entry "-" matches no tool`},
-		{"every entry named", false, []string{"nope", "-nada"}, `"nope" matches no tool: use a tool name or the start of names, such as memo_ (tools/list shows the names)` + "\n" + `TOOLS entry "-nada" matches no tool`},
+		{"every entry named", false, []string{"nope", "-nada"}, `"nope" matches no tool: the tools are attachment_create_attachment, attachment_delete_attachment,`},
+		{"every entry named, each", false, []string{"nope", "-nada"}, `(a start of names, such as memo_, selects a group)` + "\n" + `TOOLS entry "-nada" matches no tool`},
+		{"a typo", false, []string{"memo_lst_memos"}, `TOOLS entry "memo_lst_memos" matches no tool: did you mean memo_list_memos?`},
+		{"a removal's typo", false, []string{"-memo_delet_memo"}, `TOOLS entry "-memo_delet_memo" matches no tool: did you mean memo_delete_memo?`},
+		{"a long entry", false, []string{strings.Repeat("memo_list_memos", 1000)}, `matches no tool: the tools are attachment_create_attachment,`},
 		{"nothing left", false, []string{"memo_get_memo", "-memo_get_memo"}, "select no tool"},
 		{"read-only leaves nothing", true, []string{"memo_delete_memo"}, "select no tool"},
 	} {

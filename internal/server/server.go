@@ -158,6 +158,8 @@ func (s *Server) health(ctx context.Context) *web.Response {
 		b = appendStatus(b, probe)
 	}
 	b = append(b, '}')
+	b = append(b, `,"oauth":`...)
+	b = strconv.AppendBool(b, s.opts.OAuth != nil)
 	b = append(b, `,"registry":{"memosVersion":`...)
 	b = rawjson.AppendString(b, s.opts.MemosVersion)
 	b = append(b, `,"tools":`...)
@@ -218,10 +220,6 @@ func appendStatus(b []byte, st upstream.Status) []byte {
 	if st.Problem != "" {
 		b = append(b, `,"problem":`...)
 		b = rawjson.AppendString(b, st.Problem)
-	}
-	if st.Warning != "" {
-		b = append(b, `,"warning":`...)
-		b = rawjson.AppendString(b, st.Warning)
 	}
 	return b
 }

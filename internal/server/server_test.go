@@ -70,6 +70,7 @@ func TestHealth(t *testing.T) {
 		"upstream.memosVersion": "dev",
 		"registry.memosVersion": "v0.30.0",
 		"registry.tools":        "20",
+		"oauth":                 "false",
 		"instance.requests":     "2",
 		"instance.startupMs":    "12.5",
 	} {
@@ -190,16 +191,31 @@ func TestAccessLog(t *testing.T) {
 	}
 }
 
-// An upstream problem makes the health check fail, with the problem and a
-// version warning shown.
+// /healthz says whether OAuth is on.
+func TestHealthOAuth(t *testing.T) {
+	s := newTestServer(okMCP, nil)
+	s.opts.OAuth = routerFunc(func(context.Context, *web.Request) (*web.Response, bool) { return nil, false })
+	if got := gjson.GetBytes(get(s, "http://h/healthz").Body, "oauth").Raw; got != "true" {
+		t.Errorf("oauth = %s with an authorization server, want true", got)
+	}
+}
+
+// An upstream problem makes the health check fail, with the problem shown.
 func TestHealthDegraded(t *testing.T) {
 	s := newTestServer(okMCP, nil)
 	s.opts.Probe = func(context.Context) upstream.Status {
-		return upstream.Status{Reachable: true, HTTPStatus: 200, MemosVersion: "0.31.0", Warning: "the instance runs Memos 0.31.0", Problem: "Cloudflare Access answered instead of Memos"}
+		return upstream.Status{Reachable: true, HTTPStatus: 200, MemosVersion: "0.31.0", Problem: "the instance runs Memos 0.31.0"}
 	}
 	resp := get(s, "http://h/healthz")
 	body := gjson.ParseBytes(resp.Body)
-	if resp.Status != 503 || body.Get("status").Str != "degraded" || body.Get("upstream.problem").Str == "" || body.Get("upstream.warning").Str == "" {
+	if resp.Status != 503 || body.Get("status").Str != "degraded" || body.Get("upstream.problem").Str != "the instance runs Memos 0.31.0" {
 		t.Errorf("healthz %d %s", resp.Status, resp.Body)
 	}
+}
+
+// routerFunc is a Router made of a function.
+type routerFunc func(context.Context, *web.Request) (*web.Response, bool)
+
+func (f routerFunc) Handle(ctx context.Context, req *web.Request) (*web.Response, bool) {
+	return f(ctx, req)
 }

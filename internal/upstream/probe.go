@@ -20,8 +20,10 @@ type Status struct {
 	Reachable    bool
 	HTTPStatus   int
 	MemosVersion string // as the instance reports it ("dev" for source builds)
-	Problem      string // what is wrong, for the operator; empty when healthy
-	Warning      string // a version mismatch with the registry; empty when none
+	// Problem is what is wrong, for the operator, empty when healthy: the
+	// instance unreachable or refusing, or running another Memos release
+	// than the tools were built for (then some tools answer 404).
+	Problem string
 }
 
 // healthTTL is how long Health reuses a probe's findings: /healthz answers
@@ -67,13 +69,18 @@ func (c *Client) Probe(ctx context.Context) Status {
 	s := Status{Reachable: true, HTTPStatus: resp.Status}
 	var detail string
 	switch {
+	case resp.Status == 404:
+		// Memos has this path in every release: MEMOS_URL points at
+		// something under the instance, or at another service.
+		s.Problem, detail = c.refusal(resp)
+		s.Problem += ": the instance's public profile is not at MEMOS_URL" + profilePath + ": set MEMOS_URL to the instance's base URL, without /api/v1 or another path under it"
 	case resp.Status != 200:
 		s.Problem, detail = c.refusal(resp)
 	case !rawjson.ValidBytes(resp.Body) || !strings.HasPrefix(resp.Header.Get("content-type"), "application/json"):
 		s.Problem, detail = c.notJSON(resp)
 	default:
 		s.MemosVersion = rawjson.ParseBytes(resp.Body).Get("version").String()
-		s.Warning = VersionWarning(s.MemosVersion)
+		s.Problem = VersionMismatch(s.MemosVersion)
 		c.version.note(s.MemosVersion)
 	}
 	if detail != "" {

@@ -29,6 +29,8 @@ func TestProbeProblems(t *testing.T) {
 			want: "check that cloudflared is running"},
 		{name: "not Memos", resp: &web.Response{Status: 404, Header: web.Header{"content-type": "text/plain"}, Body: []byte("404 page not found")}, reachable: true,
 			want: "404 Not Found: the upstream answered with something other than Memos' JSON"},
+		{name: "a path under the instance", resp: &web.Response{Status: 404, Header: web.Header{"content-type": "application/json"}, Body: []byte(`{"code":5,"message":"Not Found"}`)}, reachable: true,
+			want: "404 Not Found: Not Found: the instance's public profile is not at MEMOS_URL/api/v1/instance/profile: set MEMOS_URL to the instance's base URL, without /api/v1 or another path under it"},
 		{name: "unreachable", err: errors.New("fetch: TypeError: Network connection lost."),
 			want: "the Memos instance cannot be reached: check that it is up and that MEMOS_URL (or MEMOS_SERVICE) points at it"},
 	} {
@@ -36,6 +38,29 @@ func TestProbeProblems(t *testing.T) {
 			s := New(testConfig(), &fakeDoer{resp: tc.resp, err: tc.err, probes: true}).Probe(t.Context())
 			if s.Reachable != tc.reachable || !strings.Contains(s.Problem, tc.want) || s.MemosVersion != "" {
 				t.Errorf("status %+v, want reachable=%t and a problem containing %q", s, tc.reachable, tc.want)
+			}
+		})
+	}
+}
+
+// An instance on another Memos release than the tools' is a problem (some
+// tools answer 404); one that does not say which release it runs is not.
+func TestProbeReleases(t *testing.T) {
+	json := web.Header{"content-type": "application/json"}
+	for _, tc := range []struct {
+		name, version, problem string
+	}{
+		{"the tools' release", "0.30.0", ""},
+		{"the tools' release with v", "v0.30.0", ""},
+		{"a source build", "dev", ""},
+		{"no version", "", ""},
+		{"another release", "0.31.0", "the instance runs Memos 0.31.0 but the tools were built for 0.30.0: switch the Worker to that release with make release"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := []byte(`{"version":"` + tc.version + `"}`)
+			s := New(testConfig(), &fakeDoer{resp: &web.Response{Status: 200, Header: json, Body: body}, probes: true}).Probe(t.Context())
+			if !s.Reachable || s.MemosVersion != tc.version || !strings.HasPrefix(s.Problem, tc.problem) || (tc.problem == "") != (s.Problem == "") {
+				t.Errorf("status %+v, want a problem starting %q", s, tc.problem)
 			}
 		})
 	}

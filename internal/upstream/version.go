@@ -41,23 +41,23 @@ func (v *versionCache) note(version string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.value, v.learnt = version, time.Now()
-	if w := VersionWarning(version); w != "" && v.warned != version {
+	if w := VersionMismatch(version); w != "" && v.warned != version {
 		v.warned = version
 		logline.Print(`{"msg":"version mismatch","instance":`, strconv.Quote(version), `,"registry":`, strconv.Quote(registry.MemosVersion()), `,"warning":`, strconv.Quote(w), "}")
 	}
 }
 
-// VersionWarning says what is wrong when the instance runs another Memos
+// VersionMismatch says what is wrong when the instance runs another Memos
 // release than the registry was generated from; "" when they agree or the
-// instance does not say (source builds report "dev").
-func VersionWarning(instance string) string {
+// instance does not say (source builds report "dev", which is no mismatch).
+func VersionMismatch(instance string) string {
 	want := strings.TrimPrefix(registry.MemosVersion(), "v")
 	got := strings.TrimPrefix(instance, "v")
 	if got == "" || got == "dev" || got == want {
 		return ""
 	}
 	return "the instance runs Memos " + got + " but the tools were built for " + want +
-		": rebuild the Worker for that release (see the README, \"Another Memos release\")"
+		": switch the Worker to that release with make release (see the README, \"Another Memos release\")"
 }
 
 // mismatchNote is what a 404 adds when the instance runs another release
@@ -67,7 +67,7 @@ func (v *versionCache) mismatchNote() string {
 	v.mu.Lock()
 	instance := v.value
 	v.mu.Unlock()
-	if VersionWarning(instance) == "" {
+	if VersionMismatch(instance) == "" {
 		return ""
 	}
 	instance = "v" + strings.TrimPrefix(instance, "v")

@@ -12,7 +12,7 @@ import (
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
 
-func TestVersionWarning(t *testing.T) {
+func TestVersionMismatch(t *testing.T) {
 	pinned := registry.MemosVersion() // v0.30.0
 	for instance, warns := range map[string]bool{
 		pinned:                          false,
@@ -22,12 +22,12 @@ func TestVersionWarning(t *testing.T) {
 		"0.31.0":                        true,
 		"v0.29.1":                       true,
 	} {
-		if got := VersionWarning(instance); (got != "") != warns {
-			t.Errorf("VersionWarning(%q) = %q", instance, got)
+		if got := VersionMismatch(instance); (got != "") != warns {
+			t.Errorf("VersionMismatch(%q) = %q", instance, got)
 		}
 	}
-	if w := VersionWarning("0.31.0"); !strings.Contains(w, "runs Memos 0.31.0 but the tools were built for 0.30.0") {
-		t.Errorf("warning text %q", w)
+	if w := VersionMismatch("0.31.0"); !strings.Contains(w, "runs Memos 0.31.0 but the tools were built for 0.30.0") {
+		t.Errorf("mismatch text %q", w)
 	}
 }
 

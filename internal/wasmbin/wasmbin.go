@@ -1,6 +1,5 @@
 // Package wasmbin reads the WebAssembly binary format: a module's sections
-// and the numbers and names inside them. The build's tools use it: the
-// packer of the Worker's data (internal/bridge/pack) and test/wasmsize.
+// and the numbers and names inside them, for test/wasmsize (make wasmsize).
 package wasmbin
 
 import (

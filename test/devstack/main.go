@@ -1,22 +1,33 @@
 // Command devstack is `make dev`: it runs the Worker under wrangler dev on
-// 127.0.0.1 and prints how to connect an MCP client. With MEMOS_URL set the
+// 127.0.0.1 and prints how to connect an MCP client, then what the Worker's
+// /healthz says of its configuration and of Memos. With MEMOS_URL set the
 // Worker uses that instance; without it, devstack first starts a local Memos
 // (the pinned release, fresh data folder, first user and token made through
-// its API) and prints how to sign in to it. Ctrl-C stops everything it
-// started and exits 0.
+// its API) and prints how to sign in to it. OAUTH=1 turns OAuth on with a
+// secret made for the session. Ctrl-C stops everything it started and exits
+// 0; the logs stay in the session's folder until the next run on that port.
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"cmp"
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/test/harness"
 )
@@ -28,8 +39,18 @@ func main() {
 	}
 }
 
+// forwarded are the settings make dev passes from its environment to the
+// Worker besides MEMOS_URL: every setting of the README's configuration
+// table. The secrets among them reach the Worker through the session's
+// .dev.vars, never a command line.
+var forwarded = []string{"ALLOWED_HOSTS", "ALLOWED_ORIGINS", "CF_ACCESS_CLIENT_ID", "CF_ACCESS_CLIENT_SECRET",
+	"MAX_BODY_BYTES", "MAX_RESPONSE_BYTES", "MEMOS_ALLOW_HTTP", "MEMOS_SERVICE", "OAUTH_ACCEPT_MEMOS_TOKENS",
+	"OAUTH_ALLOW_LOOPBACK_CLIENTS", "OAUTH_SECRET", "OAUTH_SECRET_PREVIOUS", "READ_ONLY", "TOOLS", "UPSTREAM_TIMEOUT_MS"}
+
 func run() error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// A closed terminal (SIGHUP) stops everything too, rather than leave
+	// Memos and wrangler running without it.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	defer takeTerminal()()
 	root, err := harness.RepoRoot()
@@ -40,13 +61,28 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("PORT: %w", err)
 	}
-	dir, err := os.MkdirTemp("", "memos-mcp-edge-dev-")
+	oauth, err := oauthWanted(os.Getenv("OAUTH"))
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	if err := portFree(port); err != nil {
+		return err
+	}
+	// The session's folder holds the logs, Memos' data and wrangler's
+	// state; the next run on this port starts it afresh.
+	rel := filepath.Join(".wrangler", "dev-"+strconv.Itoa(port))
+	dir := filepath.Join(root, rel)
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	// The Worker reads its secrets from the session's .dev.vars: gone when
+	// the session ends.
+	defer os.Remove(filepath.Join(dir, ".dev.vars"))
 
-	memosURL, token, signIn := os.Getenv("MEMOS_URL"), "", ""
+	memosURL, token, signIn, memosNote := os.Getenv("MEMOS_URL"), "", "", ""
 	if memosURL == "" {
 		bin, err := harness.MemosBinary()
 		if err != nil {
@@ -60,33 +96,177 @@ func run() error {
 		defer memos.Stop()
 		memosURL, token = memos.URL, memos.Token
 		signIn = "username " + memos.Username + ", password " + memos.Password
+		memosNote = localMemosNote(strings.TrimPrefix(filepath.Base(bin), "memos-"))
 	}
 	// Served on loopback: answer only to loopback host names (DNS rebinding).
 	vars := map[string]string{"MEMOS_URL": memosURL, "ALLOWED_HOSTS": "localhost,127.0.0.1,[::1]"}
-	for _, name := range []string{"ALLOWED_ORIGINS", "ALLOWED_HOSTS", "MEMOS_ALLOW_HTTP", "MAX_BODY_BYTES", "MAX_RESPONSE_BYTES", "UPSTREAM_TIMEOUT_MS", "READ_ONLY", "TOOLS"} {
+	for _, name := range forwarded {
 		if v := os.Getenv(name); v != "" {
 			vars[name] = v
 		}
 	}
+	own, err := os.ReadFile(filepath.Join(root, ".dev.vars"))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if oauth && vars["OAUTH_SECRET"] == "" && !setsVar(own, "OAUTH_SECRET") {
+		vars["OAUTH_SECRET"] = sessionSecret()
+	}
 	fmt.Println("Starting the Worker under wrangler dev…")
-	worker, err := harness.StartWorker(ctx, harness.WorkerOptions{Root: root, Dir: dir, Vars: vars, Port: port, RepoConfig: true})
+	worker, err := harness.StartWorker(ctx, harness.WorkerOptions{Root: root, Dir: dir, Vars: vars, Port: port, DevVars: string(own)})
 	if err != nil {
 		return err
 	}
 	defer worker.Stop()
-	printConnection(os.Stdout, worker.URL+"/mcp", memosURL, signIn, token)
+	h, err := fetchHealth(ctx, worker.URL)
+	if err != nil {
+		return err
+	}
+	mcpURL := worker.URL + "/mcp"
+	printConnection(os.Stdout, mcpURL, memosURL, signIn, memosNote, token)
+	fmt.Println("Worker log: " + filepath.Join(rel, "wrangler.log"))
+	fmt.Println()
+	printOAuth(os.Stdout, h.OAuth, mcpURL, signIn != "")
+	printHealth(os.Stdout, h)
+	fmt.Println("\nPress Ctrl-C to stop.")
 	<-ctx.Done()
 	// Stopping on purpose is a success: make dev exits 0, quietly.
 	fmt.Println("\nStopping…")
 	return nil
 }
 
-func printConnection(w io.Writer, mcpURL, memosURL, signIn, token string) {
+// oauthWanted reads OAUTH: "1" or "true" turns OAuth on for the session.
+func oauthWanted(v string) (bool, error) {
+	switch v {
+	case "":
+		return false, nil
+	case "1", "true":
+		return true, nil
+	}
+	return false, fmt.Errorf("OAUTH=%q: use OAUTH=1 to turn OAuth on for this session", v)
+}
+
+// portFree refuses a port that something already listens on: wrangler
+// would fail to bind it, and the answers at the printed URL would come
+// from that other program (often an earlier make dev).
+func portFree(port int) error {
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return fmt.Errorf("port %d on 127.0.0.1 is in use (another make dev?): stop that program, or choose another port, e.g. PORT=%d make dev", port, port+1)
+	}
+	return ln.Close()
+}
+
+// localMemosNote tells what the local Memos is: built from Memos' Go
+// module, it has no web app and reports its version as "dev".
+func localMemosNote(version string) string {
+	return "           (Memos " + version + " built from its Go module: it has no web app, so the sign-in works\n" +
+		"           with its API and the OAuth consent page, and it reports its version as \"dev\")"
+}
+
+// setsVar reports whether a .dev.vars file sets name.
+func setsVar(file []byte, name string) bool {
+	sc := bufio.NewScanner(bytes.NewReader(file))
+	for sc.Scan() {
+		k, _, ok := strings.Cut(sc.Text(), "=")
+		if ok && strings.TrimSpace(k) == name {
+			return true
+		}
+	}
+	return false
+}
+
+// sessionSecret is an OAUTH_SECRET for one make dev session: 32 random
+// bytes, as `openssl rand -base64 32` makes.
+func sessionSecret() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// health is what the banner shows of the Worker's /healthz.
+type health struct {
+	Status   string   `json:"status"`
+	Errors   []string `json:"errors"`
+	OAuth    bool     `json:"oauth"`
+	Upstream struct {
+		Reachable    bool   `json:"reachable"`
+		MemosVersion string `json:"memosVersion"`
+		Problem      string `json:"problem"`
+	} `json:"upstream"`
+	Registry struct {
+		MemosVersion string `json:"memosVersion"`
+		Tools        int    `json:"tools"`
+	} `json:"registry"`
+}
+
+// fetchHealth asks the Worker's /healthz, as a person checking it would.
+func fetchHealth(ctx context.Context, base string) (health, error) {
+	var h health
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "GET", base+"/healthz", nil)
+	if err != nil {
+		return h, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return h, fmt.Errorf("the Worker's /healthz: %w", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return h, err
+	}
+	if err := json.Unmarshal(body, &h); err != nil || h.Status == "" {
+		return h, fmt.Errorf("the Worker's /healthz answered %s: %.200s", resp.Status, body)
+	}
+	return h, nil
+}
+
+// printHealth writes the status /healthz reports and every problem in it.
+func printHealth(w io.Writer, h health) {
+	switch h.Status {
+	case "ok":
+		fmt.Fprintf(w, "Health:    ok: Memos answers (version %s); %d tools, built for Memos %s\n",
+			cmp.Or(h.Upstream.MemosVersion, "unknown"), h.Registry.Tools, h.Registry.MemosVersion)
+	case "misconfigured":
+		fmt.Fprintln(w, "Health:    misconfigured: /mcp answers 503 until you fix this:")
+		for _, e := range h.Errors {
+			fmt.Fprintln(w, "           - "+e)
+		}
+	default:
+		fmt.Fprintln(w, "Health:    "+h.Status+": "+cmp.Or(h.Upstream.Problem, "see /healthz"))
+	}
+}
+
+// printOAuth says whether OAuth is on and, when it is, how to try the
+// consent page with a client on this machine.
+func printOAuth(w io.Writer, on bool, mcpURL string, localMemos bool) {
+	if !on {
+		fmt.Fprintln(w, "OAuth:     off (make dev OAUTH=1 turns it on, with a secret made for this run)")
+		return
+	}
+	fmt.Fprintln(w, "OAuth:     on. Try the consent page with the MCP Inspector, which opens it in your browser (or prints its address):")
+	fmt.Fprintf(w, "             npx mcp-inspector --cli %s --transport http --method tools/list\n", mcpURL)
+	who := "your Memos username and password"
+	if localMemos {
+		who = "the username and password above"
+	}
+	fmt.Fprintln(w, "           Sign in there with "+who+". Claude.ai and ChatGPT need a public https URL: deploy.")
+}
+
+// printConnection writes how to reach the Worker and Memos; memosNote, when
+// set, says what the local Memos is.
+func printConnection(w io.Writer, mcpURL, memosURL, signIn, memosNote, token string) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "MCP URL:   "+mcpURL)
 	fmt.Fprintln(w, "Memos:     "+memosURL)
 	if signIn != "" {
 		fmt.Fprintln(w, "Sign in:   "+signIn)
+	}
+	if memosNote != "" {
+		fmt.Fprintln(w, memosNote)
 	}
 	shown := token
 	if token == "" {
@@ -98,7 +278,6 @@ func printConnection(w io.Writer, mcpURL, memosURL, signIn, token string) {
 	fmt.Fprintln(w, "\n"+clientConfigs(mcpURL, "Bearer "+shown))
 	fmt.Fprintln(w, "For the README's curl examples:")
 	fmt.Fprintf(w, "export MCP_URL=%s TOKEN=%s\n", mcpURL, cmp.Or(token, "YOUR_TOKEN"))
-	fmt.Fprintln(w, "\nPress Ctrl-C to stop.")
 }
 
 // clientConfigs is the configuration of each kind of client, in the shapes

@@ -76,7 +76,7 @@ func TestClientConfigsKeys(t *testing.T) {
 // JSON's \u003c escapes of "<" and ">".
 func TestPrintConnectionPlaceholder(t *testing.T) {
 	var b strings.Builder
-	printConnection(&b, "http://127.0.0.1:8787/mcp", "https://memos.example.com", "", "")
+	printConnection(&b, "http://127.0.0.1:8787/mcp", "https://memos.example.com", "", "", "")
 	out := b.String()
 	if strings.Contains(out, `\u003c`) || strings.Contains(out, `\u003e`) {
 		t.Errorf("the printout escapes < and >:\n%s", out)
@@ -101,5 +101,96 @@ func jsonBlocks(t *testing.T, s string) []string {
 			t.Fatalf("an unterminated JSON block:\n%s", rest)
 		}
 		blocks, s = append(blocks, "{\n"+body+"\n}"), "\n"+after
+	}
+}
+
+// make dev passes every setting of the README's configuration table from
+// its environment (MEMOS_URL chooses between a local Memos and yours).
+func TestForwardsEverySetting(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, _ := strings.Cut(string(readme), "| name | default | meaning |")
+	names := regexp.MustCompile("(?m)^\\| `([A-Z_]+)`").FindAllStringSubmatch(table, -1)
+	if len(names) < 10 {
+		t.Fatalf("found %d settings in the README's configuration table", len(names))
+	}
+	for _, m := range names {
+		if m[1] != "MEMOS_URL" && !slices.Contains(forwarded, m[1]) {
+			t.Errorf("make dev does not pass %s from its environment", m[1])
+		}
+	}
+}
+
+func TestOAuthWanted(t *testing.T) {
+	for _, tc := range []struct {
+		value   string
+		on, bad bool
+	}{{"", false, false}, {"1", true, false}, {"true", true, false}, {"yes", false, true}, {"0", false, true}} {
+		t.Run(tc.value, func(t *testing.T) {
+			on, err := oauthWanted(tc.value)
+			if on != tc.on || (err != nil) != tc.bad {
+				t.Errorf("oauthWanted(%q) = %t, %v", tc.value, on, err)
+			}
+		})
+	}
+}
+
+func TestSetsVar(t *testing.T) {
+	file := []byte("# a comment\nOAUTH_SECRET_PREVIOUS=x\n TOOLS = memo_\n")
+	for name, want := range map[string]bool{"OAUTH_SECRET": false, "OAUTH_SECRET_PREVIOUS": true, "TOOLS": true} {
+		if got := setsVar(file, name); got != want {
+			t.Errorf("setsVar(%s) = %t, want %t", name, got, want)
+		}
+	}
+}
+
+// The banner shows the status /healthz reports and each problem in it.
+func TestPrintHealth(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		want       []string
+	}{
+		{"ok", `{"status":"ok","upstream":{"reachable":true,"memosVersion":"dev"},"registry":{"memosVersion":"v0.30.0","tools":20}}`,
+			[]string{"Health:    ok: Memos answers (version dev); 20 tools, built for Memos v0.30.0\n"}},
+		{"misconfigured", `{"status":"misconfigured","errors":["READ_ONLY \"yes\" is not true or false","TOOLS entry \"x\" matches no tool"]}`,
+			[]string{"Health:    misconfigured: /mcp answers 503 until you fix this:\n", "           - READ_ONLY \"yes\" is not true or false\n", "           - TOOLS entry \"x\" matches no tool\n"}},
+		{"degraded", `{"status":"degraded","upstream":{"reachable":false,"problem":"the Memos instance cannot be reached"}}`,
+			[]string{"Health:    degraded: the Memos instance cannot be reached\n"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var h health
+			if err := json.Unmarshal([]byte(tc.body), &h); err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			printHealth(&b, h)
+			for _, want := range tc.want {
+				if !strings.Contains(b.String(), want) {
+					t.Errorf("printed\n%s\nwant a line %q", b.String(), want)
+				}
+			}
+		})
+	}
+}
+
+// The command make dev OAUTH=1 prints to try the consent page is the one
+// docs/oauth.md shows.
+func TestOAuthCommandMatchesDocs(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/oauth.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	printOAuth(&b, true, "http://127.0.0.1:8787/mcp", true)
+	var command string
+	for _, line := range strings.Split(b.String(), "\n") {
+		if c := strings.TrimSpace(line); strings.HasPrefix(c, "npx ") {
+			command = c
+		}
+	}
+	if command == "" || !strings.Contains(string(doc), "\n"+command+"\n") {
+		t.Errorf("make dev OAUTH=1 prints a command docs/oauth.md does not show: %q", command)
 	}
 }

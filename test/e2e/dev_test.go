@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,11 +30,14 @@ import (
 type devstack struct {
 	cmd   *exec.Cmd
 	keys  io.WriteCloser    // the terminal's keyboard, under make
-	lines map[string]string // "MCP URL", "Memos", "Sign in", "Token"
+	lines map[string]string // "MCP URL", "Memos", "Sign in", "Token", "Worker log", "OAuth", "Health"
 	mu    sync.Mutex
 	out   strings.Builder
 	done  chan struct{} // closed when the output has ended
 }
+
+// bannerKeys are the labels of the banner's lines that startDev records.
+var bannerKeys = []string{"MCP URL", "Memos", "Sign in", "Token", "Worker log", "OAuth", "Health"}
 
 // startDev runs `make dev` itself in a terminal when viaMake is set (a
 // pseudo-terminal that util-linux script provides, so that Ctrl-C is a key
@@ -45,6 +49,8 @@ func startDev(t *testing.T, viaMake bool, env ...string) *devstack {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The session's folder, with its logs, goes after the program stops.
+	t.Cleanup(func() { os.RemoveAll(filepath.Join(root, ".wrangler", "dev-"+strconv.Itoa(port))) })
 	d := &devstack{lines: map[string]string{}, done: make(chan struct{})}
 	if viaMake {
 		// -e: script exits with make's status.
@@ -75,7 +81,7 @@ func startDev(t *testing.T, viaMake bool, env ...string) *devstack {
 			line := strings.TrimSuffix(sc.Text(), "\r") // a terminal ends lines with \r\n
 			d.mu.Lock()
 			d.out.WriteString(line + "\n")
-			if k, v, ok := strings.Cut(line, ":"); ok && (k == "MCP URL" || k == "Memos" || k == "Sign in" || k == "Token") {
+			if k, v, ok := strings.Cut(line, ":"); ok && slices.Contains(bannerKeys, k) {
 				d.lines[k] = strings.TrimSpace(v)
 			}
 			d.mu.Unlock()
@@ -170,7 +176,16 @@ func TestMakeDevStartsLocalMemos(t *testing.T) {
 	}
 	base := strings.TrimSuffix(mcpURL, "/mcp")
 	assertUpstreamReachable(t, base)
+	// The local Memos has no web app and reports its version as "dev":
+	// the banner says so, and the health check calls it no mismatch.
+	if !strings.Contains(out, "it has no web app") || !strings.HasPrefix(d.lines["Health"], "ok: Memos answers (version dev)") || !strings.HasPrefix(d.lines["OAuth"], "off") {
+		t.Errorf("the banner misreads the local Memos or the configuration:\n%s", out)
+	}
 	d.stop(t, strings.TrimPrefix(base, "http://"), strings.TrimPrefix(d.lines["Memos"], "http://"))
+	// The Worker's log stays where the banner said.
+	if log, err := os.ReadFile(filepath.Join(root, d.lines["Worker log"])); err != nil || !strings.Contains(string(log), "/mcp") {
+		t.Errorf("the Worker log %q: %v", d.lines["Worker log"], err)
+	}
 }
 
 func TestMakeDevUsesMemosURL(t *testing.T) {
@@ -216,4 +231,134 @@ func buildProgram(t *testing.T, pkg string) string {
 		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
 	}
 	return bin
+}
+
+// The banner says what /healthz says: a configuration problem, or a Memos
+// that does not answer as Memos, is printed with the setting to fix, not
+// covered by the usual connection details alone.
+func TestMakeDevBannerTellsProblems(t *testing.T) {
+	down, err := harness.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		env     []string
+		health  string   // the start of the Health line
+		details []string // lines of the banner's that name the problems
+	}{
+		{"TOOLS typo, READ_ONLY=yes, short OAUTH_SECRET", []string{"MEMOS_URL=" + memos.URL, "TOOLS=memo_lst_memos", "READ_ONLY=yes", "OAUTH_SECRET=c2hvcnQ="}, "misconfigured", []string{
+			`- TOOLS entry "memo_lst_memos" matches no tool: did you mean memo_list_memos?`, `- READ_ONLY "yes" is not true or false`, "- OAUTH_SECRET is refused"}},
+		{"plain http to another host", []string{"MEMOS_URL=http://memos.example.com"}, "misconfigured", []string{"- MEMOS_URL uses plain http to a non-loopback host"}},
+		{"a path in MEMOS_URL", []string{"MEMOS_URL=" + memos.URL + "/api/v1"}, "degraded", []string{"set MEMOS_URL to the instance's base URL, without /api/v1"}},
+		{"Memos down", []string{"MEMOS_URL=http://127.0.0.1:" + strconv.Itoa(down)}, "degraded", []string{"the Memos instance cannot be reached"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := startDev(t, false, tc.env...)
+			out := d.output()
+			if !strings.HasPrefix(d.lines["Health"], tc.health+":") {
+				t.Errorf("the banner does not say %s:\n%s", tc.health, out)
+			}
+			for _, detail := range tc.details {
+				if !strings.Contains(out, detail) {
+					t.Errorf("the banner does not say %q:\n%s", detail, out)
+				}
+			}
+			d.stop(t)
+		})
+	}
+}
+
+// A second make dev on a port in use stops before it starts anything, and
+// says so, rather than print a URL whose answers come from the first.
+func TestMakeDevRefusesBusyPort(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	cmd := exec.Command(buildProgram(t, "./test/devstack"))
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "PORT="+port, "MEMOS_URL=")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "port "+port+" on 127.0.0.1 is in use") || strings.Contains(string(out), "MCP URL") || strings.Contains(string(out), "Starting") {
+		t.Errorf("make dev on a busy port: %v\n%s", err, out)
+	}
+}
+
+// make dev OAUTH=1 rehearses the hosted clients' sign-in: the Worker is its
+// own authorization server with a secret made for the session (in the
+// session's .dev.vars, never printed, never on a command line, gone after),
+// and the command the banner prints goes through the consent page.
+func TestMakeDevOAuth(t *testing.T) {
+	d := startDev(t, false, "MEMOS_URL="+memos.URL, "OAUTH=1")
+	out := d.output()
+	base := strings.TrimSuffix(d.lines["MCP URL"], "/mcp")
+	if !strings.HasPrefix(d.lines["OAuth"], "on.") || !strings.HasPrefix(d.lines["Health"], "ok:") {
+		t.Fatalf("the banner does not say OAuth is on and healthy:\n%s", out)
+	}
+	resp, err := http.Get(base + "/.well-known/oauth-authorization-server")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("authorization server metadata: %s", resp.Status)
+	}
+	session := filepath.Join(root, filepath.Dir(d.lines["Worker log"]))
+	vars, err := os.ReadFile(filepath.Join(session, ".dev.vars"))
+	_, secret, _ := strings.Cut(string(vars), "OAUTH_SECRET=")
+	secret = strings.Trim(strings.TrimSpace(secret), `"`)
+	if err != nil || len(secret) < 40 {
+		t.Fatalf("no session secret in the session's .dev.vars: %v", err)
+	}
+	if strings.Contains(out, secret) {
+		t.Errorf("make dev printed the session secret")
+	}
+	for _, cmdline := range processCommandLines(t) {
+		if strings.Contains(cmdline, secret) {
+			t.Errorf("the session secret is on a command line: %.200s", cmdline)
+		}
+	}
+	// The banner's command, as a person runs it from the project folder.
+	var command []string
+	for _, line := range strings.Split(out, "\n") {
+		if c, ok := strings.CutPrefix(strings.TrimSpace(line), "npx mcp-inspector "); ok {
+			command = append([]string{"mcp-inspector"}, strings.Fields(c)...)
+		}
+	}
+	if command == nil {
+		t.Fatalf("no Inspector command in the banner:\n%s", out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	names := inspectorOAuth(t, ctx, "npx", append(command, "--format", "json")...)
+	if len(names) != len(registryNames()) {
+		t.Errorf("the Inspector listed %d tools through the consent page, want %d", len(names), len(registryNames()))
+	}
+	d.stop(t)
+	if _, err := os.Stat(filepath.Join(session, ".dev.vars")); !os.IsNotExist(err) {
+		t.Errorf("the session's .dev.vars outlives make dev: %v", err)
+	}
+	if log, err := os.ReadFile(filepath.Join(session, "wrangler.log")); err != nil || len(log) == 0 || strings.Contains(string(log), secret) {
+		t.Errorf("the Worker log is not kept where the banner said, or holds the secret: %v", err)
+	}
+}
+
+// processCommandLines returns the command line of every process this user
+// can read.
+func processCommandLines(t *testing.T) []string {
+	t.Helper()
+	paths, err := filepath.Glob("/proc/[0-9]*/cmdline")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no process command lines to read: %v", err)
+	}
+	var lines []string
+	for _, p := range paths {
+		if b, err := os.ReadFile(p); err == nil {
+			lines = append(lines, strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+	return lines
 }

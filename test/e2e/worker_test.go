@@ -7,13 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
 	"testing"
-
-	"github.com/memos-mcp-edge/memos-mcp-edge/test/harness"
 )
 
 // health is the part of /healthz these tests read.
@@ -78,28 +72,4 @@ func TestOneGoInstanceServesEveryRequest(t *testing.T) {
 		t.Errorf("startupMs = %v, want the entry module's measurement", after.Instance.StartupMs)
 	}
 	t.Logf("one Go instance (%s) served %d requests; its start took %.1f ms", after.Instance.ID, after.Instance.Requests, after.Instance.StartupMs)
-}
-
-var uploadSize = regexp.MustCompile(`Total Upload: ([0-9.]+ [KM]iB) / gzip: ([0-9.]+ [KM]iB)`)
-
-// `wrangler deploy --dry-run` builds and bundles the Worker as a deploy
-// would, offline, and reports the upload size.
-func TestDeployDryRun(t *testing.T) {
-	out := t.TempDir()
-	node, args := harness.Wrangler(root)
-	cmd := exec.Command(node, append(args, "deploy", "--dry-run", "--outdir", out)...)
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "WRANGLER_SEND_METRICS=false", "NO_COLOR=1")
-	output, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("wrangler deploy --dry-run: %v\n%s", err, output)
-	}
-	m := uploadSize.FindSubmatch(output)
-	if m == nil {
-		t.Fatalf("no upload size in the output:\n%s", output)
-	}
-	if _, err := os.Stat(filepath.Join(out, "worker.js")); err != nil {
-		t.Errorf("bundle not written: %v", err)
-	}
-	t.Logf("wrangler deploy --dry-run: total upload %s, gzip %s (goal for the finished project: gzip ≤ 1.8 MB)", m[1], m[2])
 }

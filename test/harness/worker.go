@@ -26,19 +26,16 @@ type Worker struct {
 type WorkerOptions struct {
 	Root string            // repository root (holds wrangler.toml, build/, node_modules/)
 	Dir  string            // scratch folder for configuration, logs and state
-	Vars map[string]string // Worker variables, passed with --var
+	Vars map[string]string // Worker variables, passed with --var (secrets through .dev.vars)
 	Port int               // 0 picks a free port
-	// RepoConfig runs the repository's wrangler.toml as it is, build step
-	// included, as `make dev` does. Otherwise the Worker runs from a copy of
-	// build/ with the build step left out, so that a rebuild during a test
-	// cannot reload it.
-	RepoConfig bool
+	// DevVars is the start of the .dev.vars file the Worker reads (the
+	// lines of a person's own file), before the secrets of Vars.
+	DevVars string
 	// Config is TOML appended to the generated configuration, e.g. a
 	// [[services]] binding. Not used with RepoConfig.
 	Config string
 	// NoGrants leaves out the repository configuration's Durable Object
-	// binding and migration, as a hand-edited wrangler.toml might. Not
-	// used with RepoConfig.
+	// binding and migration, as a hand-edited wrangler.toml might.
 	NoGrants bool
 	// Sidecars are configurations of further Workers that the same
 	// wrangler dev runs next to this one, reachable through service
@@ -70,24 +67,24 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 	if err != nil {
 		return nil, err
 	}
-	config := filepath.Join(opts.Root, "wrangler.toml")
+	// The Worker runs from a copy of build/ with the build step left out,
+	// so that a rebuild meanwhile cannot reload it.
 	vars := opts.Vars
-	if !opts.RepoConfig {
-		inline := map[string]string(nil)
-		if opts.Front != "" {
-			// --var sets the variables of the first configuration only.
-			inline, vars = vars, nil
-		}
-		if config, err = copyWorker(opts.Root, opts.Dir, opts.Config, inline, opts.NoGrants); err != nil {
-			return nil, err
-		}
+	inline := map[string]string(nil)
+	if opts.Front != "" {
+		// --var sets the variables of the first configuration only.
+		inline, vars = vars, nil
 	}
-	if !opts.RepoConfig && opts.Front == "" {
+	config, err := copyWorker(opts.Root, opts.Dir, opts.Config, inline, opts.NoGrants)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Front == "" {
 		// Secrets go where wrangler reads them without printing their
 		// values: .dev.vars beside the configuration, not --var.
 		var secrets map[string]string
 		vars, secrets = splitSecrets(vars)
-		if err := writeDevVars(filepath.Dir(config), secrets); err != nil {
+		if err := writeDevVars(filepath.Dir(config), opts.DevVars, secrets); err != nil {
 			return nil, err
 		}
 	}
@@ -106,7 +103,7 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 		args = append(args, "--var", k+":"+vars[k])
 	}
 	env := []string{"WRANGLER_SEND_METRICS=false", "NO_COLOR=1"}
-	proc, err := start(node, opts.Root, opts.Dir, env, args...)
+	proc, err := StartProcess(filepath.Join(opts.Dir, "wrangler.log"), node, opts.Root, env, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -142,13 +139,16 @@ func splitSecrets(vars map[string]string) (plain, secrets map[string]string) {
 	return plain, secrets
 }
 
-// writeDevVars writes secrets into dir/.dev.vars, as a person does for
-// wrangler dev.
-func writeDevVars(dir string, secrets map[string]string) error {
-	if len(secrets) == 0 {
+// writeDevVars writes start and then secrets into dir/.dev.vars, as a
+// person does for wrangler dev.
+func writeDevVars(dir, start string, secrets map[string]string) error {
+	if start == "" && len(secrets) == 0 {
 		return nil
 	}
 	var b strings.Builder
+	if start != "" {
+		b.WriteString(strings.TrimSuffix(start, "\n") + "\n")
+	}
 	for _, k := range SortedKeys(secrets) {
 		v, _ := json.Marshal(secrets[k])
 		b.WriteString(k + "=" + string(v) + "\n")

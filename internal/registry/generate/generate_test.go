@@ -112,7 +112,7 @@ func TestBuildTools(t *testing.T) {
 	}
 
 	list := byName["thing_list_things"]
-	if list.Title != "Thing List Things" || list.Description != "ListThings lists things.\nSecond line." {
+	if list.Title != "List things" || list.Description != "ListThings lists things.\nSecond line." {
 		t.Errorf("title %q, description %q", list.Title, list.Description)
 	}
 	if !list.ReadOnly || list.Destructive || !list.Idempotent {
@@ -318,5 +318,24 @@ func TestSpecFile(t *testing.T) {
 	}
 	if err := run(path, "", "../../../spec/curation.json", filepath.Join(t.TempDir(), "out.go"), false); err == nil || !strings.Contains(err.Error(), "-spec needs -memos-version") {
 		t.Errorf("a file without its version: %v", err)
+	}
+}
+
+// Titles read as what the tool does, without the name's service prefix.
+func TestToolTitle(t *testing.T) {
+	for id, want := range map[string]string{
+		"MemoService_CreateMemo":          "Create memo",
+		"MemoService_ListMemoComments":    "List memo comments",
+		"AuthService_GetCurrentUser":      "Get current user",
+		"MemoViewService_ListMemoViews":   "List memo views",
+		"ShortcutService_ListShortcuts":   "List shortcuts",
+		"AttachmentService_GetAttachment": "Get attachment",
+		"Standalone":                      "Standalone",
+	} {
+		t.Run(id, func(t *testing.T) {
+			if got := toolTitle(id); got != want {
+				t.Errorf("toolTitle(%q) = %q, want %q", id, got, want)
+			}
+		})
 	}
 }

@@ -103,7 +103,7 @@ func buildTool(id string, o operation, ov override, cur *curation, components ma
 	if len(t.Name) > 64 || !validName.MatchString(t.Name) {
 		return t, fmt.Errorf("tool name %q is not 1–64 characters of [a-z0-9_]", t.Name)
 	}
-	t.Title = toolTitle(t.Name)
+	t.Title = toolTitle(id)
 	t.ReadOnly = o.method == "GET"
 	t.Destructive = o.method == "DELETE"
 	t.Idempotent = o.method == "GET" || o.method == "DELETE" || o.method == "PUT"
@@ -275,13 +275,18 @@ func toolName(operationID string) string {
 
 func snake(s string) string { return strings.ToLower(camelEdge.ReplaceAllString(s, "${1}_${2}")) }
 
-// toolTitle capitalises each word of a tool name: "Memo List Memos".
-func toolTitle(name string) string {
-	words := strings.Split(name, "_")
-	for i, w := range words {
-		if w != "" {
-			words[i] = strings.ToUpper(w[:1]) + w[1:]
-		}
+// toolTitle is a tool's title for people: its operation's method as a
+// sentence, without the service the name starts with (MemoService_
+// CreateMemo → "Create memo", AuthService_GetCurrentUser → "Get current
+// user").
+func toolTitle(operationID string) string {
+	_, method, ok := strings.Cut(operationID, "_")
+	if !ok {
+		method = operationID
 	}
-	return strings.Join(words, " ")
+	words := strings.ReplaceAll(snake(method), "_", " ")
+	if words == "" {
+		return ""
+	}
+	return strings.ToUpper(words[:1]) + words[1:]
 }
