@@ -62,11 +62,9 @@ build: generate ## build the Worker into build/ (runtime assets, entry module an
 	cp internal/grants/store.mjs build/grants.mjs
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o build/app.wasm .
 
-# Node 22 comes from the lock file (package "node"): npm's warnings that the
-# machine's older Node does not suit wrangler and the MCP clients are beside
-# the point, and --loglevel=error keeps them out; errors still show.
+# .npmrc keeps npm's engine warnings out (Node 22 comes from the lock file).
 node_modules/.package-lock.json: package.json package-lock.json
-	npm ci --no-audit --no-fund --loglevel=error
+	npm ci
 	@touch $@
 
 memos: $(MEMOS_BIN) ## build the pinned Memos server into the cache folder
