@@ -36,9 +36,9 @@ func (f *Finder) search(ctx context.Context, args map[string]any, m Memos) ([]by
 	if len(q.Words) > maxWords {
 		return nil, fail("query may hold at most 8 words, each of which must occur")
 	}
-	var err *Failure
+	var err error
 	if q.Creator, err = me(ctx, m); err != nil {
-		return nil, err
+		return nil, asFailure(err)
 	}
 	body, gerr := m.Get(ctx, listRoute, listPath(q.Compile(), searchResults, ""))
 	if gerr != nil {

@@ -152,9 +152,9 @@ func TestParseDate(t *testing.T) {
 }
 
 func TestSortTags(t *testing.T) {
-	got := []tagCount{{"b", 1}, {"a", 1}, {"z", 5}, {"c", 2}, {"y", 5}, {"d", 1}}
+	got := []Tag{{"b", 1}, {"a", 1}, {"z", 5}, {"c", 2}, {"y", 5}, {"d", 1}}
 	sortTags(got)
-	want := []tagCount{{"y", 5}, {"z", 5}, {"c", 2}, {"a", 1}, {"b", 1}, {"d", 1}}
+	want := []Tag{{"y", 5}, {"z", 5}, {"c", 2}, {"a", 1}, {"b", 1}, {"d", 1}}
 	for i := range want {
 		if got[i] != want[i] {
 			t.Fatalf("sorted %v, want %v", got, want)

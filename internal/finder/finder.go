@@ -18,14 +18,17 @@ import (
 )
 
 // Memos is the instance as the caller sees it: every request goes with the
-// caller's own credentials.
+// caller's own credentials. Its errors say what to tell the caller; one
+// with the method Refused() bool reports whether Memos refused the
+// caller's credentials, one with RetryAfter() (time.Duration, bool) how
+// long Memos asked to wait (its 429).
 type Memos interface {
 	// Get asks Memos' API for path (with its query) and returns the body
-	// of a successful answer, or a *Failure. route is the path's template,
+	// of a successful answer, which is JSON. route is the path's template,
 	// for the log, which never gets argument values.
 	Get(ctx context.Context, route, path string) ([]byte, error)
 	// File downloads a file (an attachment's bytes) from path and returns
-	// them with their content type, or a *Failure.
+	// them with their content type.
 	File(ctx context.Context, route, path string) (body []byte, contentType string, err error)
 	// WebURL is the address of the Memos web app, without a final slash,
 	// for links to memos people can open; "" when unknown.
@@ -102,7 +105,16 @@ func asFailure(err error) *Failure {
 	if f, ok := err.(*Failure); ok {
 		return f
 	}
-	return fail(err.Error())
+	f := fail(err.Error())
+	if r, ok := err.(interface{ Refused() bool }); ok {
+		f.Refused = r.Refused()
+	}
+	if l, ok := err.(interface {
+		RetryAfter() (time.Duration, bool)
+	}); ok {
+		f.Wait, _ = l.RetryAfter()
+	}
+	return f
 }
 
 // str returns a string argument, "" when absent.

@@ -100,11 +100,12 @@ func listPath(filter string, pageSize int64, pageToken string) string {
 
 const listRoute = "/api/v1/memos"
 
-// me returns the caller's user name (users/<name>).
-func me(ctx context.Context, m Memos) (string, *Failure) {
+// me returns the caller's user name (users/<name>), or Memos' error (which
+// asFailure turns into a tool's), or a *Failure.
+func me(ctx context.Context, m Memos) (string, error) {
 	body, err := m.Get(ctx, "/api/v1/auth/me", "/api/v1/auth/me")
 	if err != nil {
-		return "", asFailure(err)
+		return "", err
 	}
 	name := rawjson.ParseBytes(body).Get("user").Get("name").Str
 	if name == "" {
@@ -127,8 +128,9 @@ func (f *Finder) memoSearch(ctx context.Context, args map[string]any, m Memos) (
 		return nil, fail("pageToken is not one that memo_search returned")
 	}
 	if str(args, "scope") != "all" {
-		if q.Creator, err = me(ctx, m); err != nil {
-			return nil, err
+		var merr error
+		if q.Creator, merr = me(ctx, m); merr != nil {
+			return nil, asFailure(merr)
 		}
 	}
 	body, gerr := m.Get(ctx, listRoute, listPath(q.Compile(), size, token))

@@ -2,6 +2,7 @@ package finder
 
 import (
 	"context"
+	"math"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
@@ -13,39 +14,53 @@ const (
 	defTagList = 100
 )
 
-type tagCount struct {
-	tag   string
-	count int64
+// Tag is one of the caller's tags and how many of their memos carry it.
+type Tag struct {
+	Name  string
+	Count int64
+}
+
+// Tags reads the caller's tags from Memos' user statistics, the most used
+// first, then by name: two requests, who the caller is and their
+// statistics. It looks at the first max tags of the statistics at most.
+// The statistics also hold one timestamp per memo, which are not read.
+// Its error is Memos' (see Memos) or a *Failure.
+func Tags(ctx context.Context, m Memos, max int) ([]Tag, error) {
+	user, err := me(ctx, m)
+	if err != nil {
+		return nil, err
+	}
+	body, err := m.Get(ctx, "/api/v1/{user}:getStats", "/api/v1/users/"+uri.PathEscape(userID(user))+":getStats")
+	if err != nil {
+		return nil, err
+	}
+	var all []Tag
+	rawjson.ParseBytes(body).Get("tagCount").ForEach(func(k, v rawjson.Value) bool {
+		all = append(all, Tag{Name: k.Str, Count: v.Int()})
+		return len(all) < max
+	})
+	sortTags(all)
+	return all, nil
 }
 
 // tagList answers with the caller's tags and how many memos carry each,
-// from Memos' user statistics, most used first. The statistics also hold
-// one timestamp per memo, which stay out of the answer.
+// most used first: every tag of the statistics, whose size
+// MAX_RESPONSE_BYTES bounds.
 func (f *Finder) tagList(ctx context.Context, args map[string]any, m Memos) ([]byte, *Failure) {
 	limit, err := integer(args, "limit", 1, maxTagList, defTagList)
 	if err != nil {
 		return nil, err
 	}
-	user, err := me(ctx, m)
-	if err != nil {
-		return nil, err
-	}
-	body, gerr := m.Get(ctx, "/api/v1/{user}:getStats", "/api/v1/users/"+uri.PathEscape(userID(user))+":getStats")
+	all, gerr := Tags(ctx, m, math.MaxInt)
 	if gerr != nil {
 		return nil, asFailure(gerr)
 	}
-	var all []tagCount
-	rawjson.ParseBytes(body).Get("tagCount").ForEach(func(k, v rawjson.Value) bool {
-		all = append(all, tagCount{tag: k.Str, count: v.Int()})
-		return true
-	})
-	sortTags(all)
 	o := newObject()
 	o.open("tags", '[')
 	for _, t := range all[:min(len(all), int(limit))] {
 		o.item('{')
-		o.str("tag", t.tag)
-		o.num("count", t.count)
+		o.str("tag", t.Name)
+		o.num("count", t.Count)
 		o.close('}')
 	}
 	o.close(']')
@@ -62,13 +77,13 @@ func userID(name string) string {
 }
 
 // before reports whether a comes before b: more used first, then by name.
-func (a tagCount) before(b tagCount) bool {
-	return a.count > b.count || a.count == b.count && a.tag < b.tag
+func (a Tag) before(b Tag) bool {
+	return a.Count > b.Count || a.Count == b.Count && a.Name < b.Name
 }
 
 // sortTags sorts tags with before, by heapsort: O(n log n) for however
 // many tags Memos sends, in less wasm than a generic sort's 20 KB.
-func sortTags(t []tagCount) {
+func sortTags(t []Tag) {
 	// A heap whose root comes last in the order; each root taken goes to
 	// the end of what is left.
 	down := func(i, n int) {

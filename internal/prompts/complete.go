@@ -5,9 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/finder"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/upstream"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 )
 
 // MaxCompletions is the most values one completion offers, as the protocol
@@ -78,59 +77,21 @@ func (c *Catalog) completeTags(ctx context.Context, value, authorization string)
 	if strings.TrimSpace(token) == "" {
 		return result(nil, 0), nil
 	}
-	me, err := c.memos.GetJSON(ctx, "/api/v1/auth/me", "/api/v1/auth/me", authorization)
+	tags, err := finder.Tags(ctx, c.memos.As(authorization), maxTags)
 	if err != nil {
 		return nil, err
 	}
-	user, ok := strings.CutPrefix(me.Get("user").Get("name").Str, "users/")
-	if !ok || !upstream.ValidID(user) {
-		return result(nil, 0), nil
-	}
-	stats, err := c.memos.GetJSON(ctx, "/api/v1/users/{user}:getStats", "/api/v1/users/"+uri.PathEscape(user)+":getStats", authorization)
-	if err != nil {
-		return nil, err
-	}
-	// The most used MaxCompletions matches, kept in order as they are
-	// found.
-	var top []tag
-	total, seen := 0, 0
-	stats.Get("tagCount").ForEach(func(k, v rawjson.Value) bool {
-		if k.Str != "" && hasPrefixFold(k.Str, typed) {
+	var values []string
+	total := 0
+	for _, t := range tags {
+		if t.Name != "" && hasPrefixFold(t.Name, typed) {
 			total++
-			top = insert(top, tag{k.Str, v.Int()})
+			if len(values) < MaxCompletions {
+				values = append(values, head+hash+t.Name)
+			}
 		}
-		seen++
-		return seen < maxTags
-	})
-	values := make([]string, len(top))
-	for i, m := range top {
-		values[i] = head + hash + m.name
 	}
 	return result(values, total), nil
-}
-
-// tag is one of the caller's tags and how many memos carry it.
-type tag struct {
-	name  string
-	count int64
-}
-
-// insert puts t into top, which is ordered by count (then name) and holds
-// at most MaxCompletions tags.
-func insert(top []tag, t tag) []tag {
-	i := len(top)
-	for i > 0 && (top[i-1].count < t.count || top[i-1].count == t.count && top[i-1].name > t.name) {
-		i--
-	}
-	if i == MaxCompletions {
-		return top
-	}
-	if len(top) < MaxCompletions {
-		top = append(top, tag{})
-	}
-	copy(top[i+1:], top[i:len(top)-1])
-	top[i] = t
-	return top
 }
 
 // result is a completion/complete result offering values of total.

@@ -38,8 +38,8 @@ func (s *Server) readAttachment(ctx context.Context, u, id, authorization string
 	if name == "" || name == "." || name == ".." {
 		name = "file"
 	}
-	body, _, err := s.memos.Get(ctx, "/file/attachments/{attachment}/{filename}",
-		"/file/attachments/"+uri.PathEscape(id)+"/"+uri.PathEscape(name), authorization, "*/*")
+	body, _, err := s.memos.As(authorization).File(ctx, "/file/attachments/{attachment}/{filename}",
+		"/file/attachments/"+uri.PathEscape(id)+"/"+uri.PathEscape(name))
 	if status(err) == 404 {
 		return nil, NotFound(u)
 	}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/accesslog"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/finder"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
@@ -35,26 +34,28 @@ func (c *Client) send(ctx context.Context, t *registry.Tool, req *web.Request, l
 	route := t.Method + " " + t.Path
 	resp, f := c.exchange(ctx, t.Name, route, req, learnt)
 	if f != nil {
-		return errorResult(f.Msg), f.Refused, f.Wait
+		return errorResult(f.msg), f.refused, f.wait
 	}
 	obj, escapes, err := normalize(resp.Body)
 	if err != nil {
-		accesslog.From(ctx).SetOutcome(accesslog.ToolError)
 		msg, detail := tooDeep, "answer nests deeper than "+strconv.Itoa(maxAnswerDepth)+" levels ("+strconv.Itoa(len(resp.Body))+" bytes)"
 		if err == errNotJSON {
 			msg, detail = c.notJSON(resp)
 		}
-		logline.Print("tool ", t.Name, ": ", route, ": HTTP ", strconv.Itoa(resp.Status), ": ", detail)
+		failed(ctx, t.Name, route, "HTTP "+strconv.Itoa(resp.Status)+": "+detail, nil)
 		return errorResult(msg), false, 0
 	}
 	return successResult(obj, escapes), false, 0
 }
 
-// exchange runs req against Memos for the tool called name and returns a
-// successful answer, or what to tell the caller instead, which it logs
-// under route (the method and route template: the log never gets argument
-// values).
-func (c *Client) exchange(ctx context.Context, name, route string, req *web.Request, learnt func()) (*web.Response, *finder.Failure) {
+// exchange runs req against Memos for the tool called name, or for a
+// resource or a completion when name is "", and returns a successful
+// answer, or the Failure to report instead, which it logs under route (the
+// method and route template: the log never gets argument values). A 404
+// waits for learnt, which returns once the instance's version is known if
+// it is being learnt beside this call, and notes a release mismatch to a
+// tool's caller.
+func (c *Client) exchange(ctx context.Context, name, route string, req *web.Request, learnt func()) (*web.Response, *Failure) {
 	req.Timeout = c.cfg.Timeout
 	entry := accesslog.From(ctx)
 	resp, err := c.doer.Do(ctx, req)
@@ -62,33 +63,43 @@ func (c *Client) exchange(ctx context.Context, name, route string, req *web.Requ
 		if ctx.Err() != nil {
 			entry.SetOutcome(accesslog.Cancelled)
 		}
-		entry.SetOutcome(accesslog.ToolError)
 		// The error may quote the URL, whose path carries argument values:
 		// the log gets the route template instead.
 		detail := strings.ReplaceAll(err.Error(), req.URL, route)
-		logline.Print("tool ", name, ": ", route, ": ", detail)
-		return nil, &finder.Failure{Msg: c.failure(ctx, err)}
+		return nil, failed(ctx, name, route, detail, &Failure{msg: c.failure(ctx, err)})
 	}
 	entry.SetUpstream(resp.Status)
-	if resp.Status < 200 || resp.Status > 299 {
-		entry.SetOutcome(accesslog.ToolError)
-		msg, detail := c.refusal(resp)
-		logline.Print("tool ", name, ": ", route, ": HTTP ", strconv.Itoa(resp.Status), ": ", detail)
-		var wait time.Duration
-		switch resp.Status {
-		case 404:
-			learnt()
-			msg += c.version.mismatchNote()
-		case 429:
-			var limited bool
-			if wait, limited = retryAfter(resp, time.Now()); limited {
-				wait = max(wait, time.Second)
-				msg += " (retry after " + waitText(wait) + ")"
-			}
-		}
-		return nil, &finder.Failure{Msg: msg, Refused: resp.Status == 401 && memosJSON(resp.Body), Wait: wait}
+	if resp.Status >= 200 && resp.Status <= 299 {
+		return resp, nil
 	}
-	return resp, nil
+	msg, detail := c.refusal(resp)
+	f := &Failure{Status: resp.Status, refused: resp.Status == 401 && memosJSON(resp.Body)}
+	switch {
+	case resp.Status == 404 && name != "":
+		learnt()
+		msg += c.version.mismatchNote()
+	case resp.Status == 429:
+		var limited bool
+		if f.wait, limited = retryAfter(resp, time.Now()); limited {
+			f.wait = max(f.wait, time.Second)
+			msg += " (retry after " + waitText(f.wait) + ")"
+		}
+	}
+	f.msg = msg
+	return nil, failed(ctx, name, route, "HTTP "+strconv.Itoa(resp.Status)+": "+detail, f)
+}
+
+// failed logs a request to Memos that failed, for the tool called name or
+// (name "") a resource or a completion, and returns f. A tool's failure is
+// its call's outcome in the access log.
+func failed(ctx context.Context, name, route, detail string, f *Failure) *Failure {
+	if name == "" {
+		logline.Print("read ", route, ": ", detail)
+		return f
+	}
+	accesslog.From(ctx).SetOutcome(accesslog.ToolError)
+	logline.Print("tool ", name, ": ", route, ": ", detail)
+	return f
 }
 
 // maxAnswerDepth bounds how deep arrays and objects may nest in an answer

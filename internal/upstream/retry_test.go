@@ -118,3 +118,30 @@ func TestAccountErrors(t *testing.T) {
 		})
 	}
 }
+
+// A hand-written tool reads Memos through the same path as MCP's resources
+// and completions: Memos refusing the credentials, and its rate limit with
+// the wait, reach the endpoint as they do from a generated tool.
+func TestHandwrittenToolRelaysMemos(t *testing.T) {
+	refusal := &web.Response{Status: 401, Header: web.Header{"content-type": "application/json"}, Body: []byte(`{"code":16,"message":"authentication required"}`)}
+	for _, tc := range []struct {
+		name    string
+		resp    *web.Response
+		text    string
+		refused bool
+		wait    time.Duration
+	}{
+		{name: "refused credentials", resp: refusal, text: "401 Unauthorized: authentication required", refused: true},
+		{name: "rate limited", resp: rateLimited("42", "42s"), text: "429 Too Many Requests: too many requests, try again later (retry after 42 seconds)", wait: 42 * time.Second},
+		{name: "a page instead of JSON", resp: &web.Response{Status: 200, Header: web.Header{"content-type": "text/html"}, Body: []byte("<html></html>")},
+			text: "the upstream answered with an HTML page instead of Memos' API"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, ok, refused, wait := New(testConfig(), &fakeDoer{resp: tc.resp}).Call(t.Context(), "memo_search", rawjson.Parse(`{"scope":"all"}`), "Bearer t")
+			r := gjson.ParseBytes(res)
+			if !ok || refused != tc.refused || wait != tc.wait || !r.Get("isError").Bool() || !strings.HasPrefix(r.Get("content.0.text").Str, tc.text) {
+				t.Errorf("%s, refused %v, wait %v", res, refused, wait)
+			}
+		})
+	}
+}

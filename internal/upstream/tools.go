@@ -149,12 +149,7 @@ func (c *Client) Call(ctx context.Context, name string, args rawjson.Value, auth
 	}
 	entry := accesslog.From(ctx)
 	entry.SetTool(name)
-	if !hasToken(authorization) {
-		authorization = "" // "Bearer " alone is no token either
-	}
-	if authorization == "" && c.cfg.AccessClientID != "" {
-		// Access would refuse the call without the service token, which
-		// goes only with a caller's token: no need to ask it.
+	if authorization, ok = c.credentials(authorization); !ok {
 		entry.SetOutcome(accesslog.ToolError)
 		return errorResult(errNeedsToken.Error()), true, false, 0
 	}
@@ -247,6 +242,17 @@ func (c *Client) header(authorization string) web.Header {
 		c.addAccess(h)
 	}
 	return h
+}
+
+// credentials is the Authorization a caller's request to Memos carries: ""
+// when the caller's carries no token. ok is false when Memos cannot be
+// asked without one: Access, in front of it, would refuse a request
+// without the service token, which goes only with a caller's token.
+func (c *Client) credentials(authorization string) (_ string, ok bool) {
+	if !hasToken(authorization) {
+		authorization = "" // "Bearer " alone is no token either
+	}
+	return authorization, authorization != "" || c.cfg.AccessClientID == ""
 }
 
 // hasToken reports whether an Authorization header carries credentials: a
