@@ -7,6 +7,7 @@ import (
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/finder"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/upstream"
 )
 
 // MaxCompletions is the most values one completion offers, as the protocol
@@ -73,8 +74,7 @@ func (c *Catalog) completeTags(ctx context.Context, value, authorization string)
 	if strings.HasPrefix(typed, "#") {
 		hash, typed = "#", typed[1:]
 	}
-	_, token, _ := strings.Cut(strings.TrimSpace(authorization), " ")
-	if strings.TrimSpace(token) == "" {
+	if !upstream.HasToken(authorization) {
 		return result(nil, 0), nil
 	}
 	tags, err := finder.Tags(ctx, c.memos.As(authorization), maxTags)

@@ -87,7 +87,7 @@ func (s *Server) List(ctx context.Context, cursor, authorization string) ([]byte
 		return nil, InvalidParams("invalid params: the cursor is not one this server gave")
 	}
 	query := "?pageSize=" + strconv.Itoa(ListPageSize)
-	anonymous := !hasCredentials(authorization)
+	anonymous := !upstream.HasToken(authorization)
 	if !anonymous {
 		me, err := s.memos.GetJSON(ctx, "/api/v1/auth/me", "/api/v1/auth/me", authorization)
 		if err != nil {
@@ -128,12 +128,6 @@ func (s *Server) List(ctx context.Context, cursor, authorization string) ([]byte
 		b = rawjson.AppendString(b, next)
 	}
 	return append(b, '}'), nil
-}
-
-// hasCredentials reports whether an Authorization header carries a token.
-func hasCredentials(authorization string) bool {
-	_, token, _ := strings.Cut(strings.TrimSpace(authorization), " ")
-	return strings.TrimSpace(token) != ""
 }
 
 // status is the HTTP status of Memos' answer behind err, 0 for none.

@@ -249,16 +249,16 @@ func (c *Client) header(authorization string) web.Header {
 // asked without one: Access, in front of it, would refuse a request
 // without the service token, which goes only with a caller's token.
 func (c *Client) credentials(authorization string) (_ string, ok bool) {
-	if !hasToken(authorization) {
+	if !HasToken(authorization) {
 		authorization = "" // "Bearer " alone is no token either
 	}
 	return authorization, authorization != "" || c.cfg.AccessClientID == ""
 }
 
-// hasToken reports whether an Authorization header carries credentials: a
+// HasToken reports whether an Authorization header carries credentials: a
 // scheme alone ("Bearer ", as clients send with an empty token setting)
 // carries none.
-func hasToken(authorization string) bool {
+func HasToken(authorization string) bool {
 	scheme, credentials, _ := strings.Cut(strings.TrimSpace(authorization), " ")
 	return scheme != "" && strings.TrimSpace(credentials) != ""
 }
