@@ -32,7 +32,7 @@ type WorkerOptions struct {
 	// lines of a person's own file), before the secrets of Vars.
 	DevVars string
 	// Config is TOML appended to the generated configuration, e.g. a
-	// [[services]] binding. Not used with RepoConfig.
+	// [[services]] binding.
 	Config string
 	// NoGrants leaves out the repository configuration's Durable Object
 	// binding and migration, as a hand-edited wrangler.toml might.
