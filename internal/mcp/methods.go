@@ -75,19 +75,21 @@ func (h *Handler) discoverResult() []byte {
 
 // toolsList returns the tools/list result of the tools the request's grant
 // is served, built once from the prepared bytes (ok adds the 2026-07-28
-// members as it writes the answer).
+// members as it writes the answer). Where grants see different lists (a
+// read-only grant sees fewer tools), the list may be reused only under the
+// same authorization: its cache scope is private.
 func (h *Handler) toolsList(ctx context.Context) []byte {
 	tools, list := h.opts.Tools, &h.full.tools
 	if grantOf(ctx).readOnly {
 		tools, list = h.opts.ReadOnlyTools, &h.readOnly.tools
 	}
 	list.once.Do(func() {
-		array := tools.ListJSON()
-		b := make([]byte, 0, len(array)+64)
-		b = append(b, `{"tools":`...)
-		b = append(b, array...)
-		b = append(b, `,"ttlMs":`+listTTLMillis+`,"cacheScope":"public"}`...)
-		list.result = b
+		cache := cacheStatic
+		if h.opts.ReadOnlyTools != nil {
+			cache = cacheGrant
+		}
+		b := append([]byte(`{"tools":`), tools.ListJSON()...)
+		list.result = withMembers(append(b, '}'), cache)
 	})
 	return list.result
 }

@@ -45,6 +45,10 @@ func TestReadOnlyGrant(t *testing.T) {
 	}{
 		{name: "full grant lists", auth: "Bearer full", body: list, status: 200, answer: `"name":"echo"`},
 		{name: "read-only grant lists", auth: "Bearer read-only", body: list, status: 200, answer: `{"tools":[]`},
+		// Grants see different lists: neither may be reused under another
+		// authorization.
+		{name: "the full list is private", auth: "Bearer full", body: list, status: 200, answer: `"cacheScope":"private"`},
+		{name: "the read-only list is private", auth: "Bearer read-only", body: list, status: 200, answer: `"cacheScope":"private"`},
 		{name: "full grant calls", auth: "Bearer full", body: call, status: 200, answer: `"structuredContent"`},
 		{name: "read-only grant calls a write tool", auth: "Bearer read-only", body: call, status: 403, answer: "insufficient scope", challenge: true},
 		{name: "read-only grant calls an unknown tool", auth: "Bearer read-only", body: unknown, status: 200, answer: `unknown tool: \"nope\"`},
