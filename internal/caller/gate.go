@@ -3,7 +3,6 @@ package caller
 import (
 	"context"
 	"errors"
-	"strconv"
 	"strings"
 	"time"
 
@@ -72,7 +71,7 @@ func unavailable(err error) *web.Response {
 	if errors.As(err, &limited) {
 		if wait, ok := limited.RetryAfter(); ok {
 			resp := problem(429, "temporarily_unavailable", msg)
-			resp.Header["retry-after"] = seconds(wait)
+			resp.Header["retry-after"] = web.RetryAfter(wait)
 			return resp
 		}
 	}
@@ -87,11 +86,4 @@ func problem(status int, code, description string) *web.Response {
 	body = rawjson.AppendString(body, description)
 	body = append(body, '}')
 	return &web.Response{Status: status, Header: web.Header{"content-type": "application/json", "cache-control": "no-store"}, Body: body}
-}
-
-// seconds formats a wait as the delta-seconds of a Retry-After field,
-// rounded up and at least 1.
-func seconds(d time.Duration) string {
-	s := int64((d + time.Second - 1) / time.Second)
-	return strconv.FormatInt(max(s, 1), 10)
 }

@@ -228,7 +228,7 @@ func (h *Handler) Serve(ctx context.Context, req *web.Request) *web.Response {
 	if g.wait > 0 {
 		// The status stays 200, so that clients read the tool's result; the
 		// field tells those that look when Memos takes calls again.
-		header["retry-after"] = strconv.FormatInt(int64((g.wait+time.Second-1)/time.Second), 10)
+		header["retry-after"] = web.RetryAfter(g.wait)
 	}
 	return jsonResponse(r.status, header, r.body)
 }

@@ -7,6 +7,7 @@ package web
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -14,6 +15,12 @@ import (
 // Header holds HTTP header fields keyed by lower-case name. Repeated fields
 // are joined with ", ", as the Fetch API's Headers.get does.
 type Header map[string]string
+
+// RetryAfter formats a wait as the delta-seconds of a Retry-After field:
+// whole seconds, rounded up, at least 1.
+func RetryAfter(d time.Duration) string {
+	return strconv.FormatInt(max(int64((d+time.Second-1)/time.Second), 1), 10)
+}
 
 // Get returns the value of the named field, case-insensitively.
 func (h Header) Get(name string) string { return h[strings.ToLower(name)] }

@@ -1,6 +1,9 @@
 package web
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestRequestURLParts(t *testing.T) {
 	for _, tc := range []struct{ url, host, path string }{
@@ -17,6 +20,14 @@ func TestRequestURLParts(t *testing.T) {
 		}
 		if got := r.Path(); got != tc.path {
 			t.Errorf("Path of %q = %q, want %q", tc.url, got, tc.path)
+		}
+	}
+}
+
+func TestRetryAfter(t *testing.T) {
+	for d, want := range map[time.Duration]string{0: "1", time.Nanosecond: "1", time.Second: "1", time.Second + time.Millisecond: "2", 42 * time.Second: "42"} {
+		if got := RetryAfter(d); got != want {
+			t.Errorf("RetryAfter(%v) = %s, want %s", d, got, want)
 		}
 	}
 }
