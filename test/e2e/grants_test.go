@@ -5,9 +5,6 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
-	"html"
 	"io"
 	"net/http"
 	"net/url"
@@ -219,23 +216,23 @@ func respellLast(s string) string {
 func TestSignInBoundedAndPastedGrant(t *testing.T) {
 	gw := startOAuthGateway(t, nil)
 	c := registerOAuthClient(t, gw.URL)
-	pending, cookie := openConsent(t, c, "")
+	pending, cookie := openConsentPage(t, c.authorizeURL())
 	for i := range 3 {
-		if status, _ := postConsent(t, gw.URL, pending, cookie, url.Values{"username": {memos.Username}, "password": {"wrong" + strconv.Itoa(i)}}); status != 400 {
+		if status, _, _ := postConsent(t, gw.URL, pending, cookie, url.Values{"username": {memos.Username}, "password": {"wrong" + strconv.Itoa(i)}}); status != 400 {
 			t.Fatalf("attempt %d: %d", i+1, status)
 		}
 	}
-	status, body := postConsent(t, gw.URL, pending, cookie, url.Values{"username": {memos.Username}, "password": {memos.Password}})
+	status, body, _ := postConsent(t, gw.URL, pending, cookie, url.Values{"username": {memos.Username}, "password": {memos.Password}})
 	if status != 429 || !strings.Contains(body, "too many sign-in attempts") {
 		t.Errorf("the fourth attempt: %d %.300s", status, body)
 	}
 	// The pasted token proves who the person is; the grant gets its own.
-	pending, cookie = openConsent(t, c, "")
-	status, _ = postConsent(t, gw.URL, pending, cookie, url.Values{"token": {memos.Token}})
-	if status != 303 {
+	pending, cookie = openConsentPage(t, c.authorizeURL())
+	status, _, next := postConsent(t, gw.URL, pending, cookie, url.Values{"token": {memos.Token}})
+	if status != 303 || next == nil {
 		t.Fatalf("consent with a pasted token: %d", status)
 	}
-	code := lastLocation.Query().Get("code")
+	code := next.Query().Get("code")
 	_, out := c.token(url.Values{"grant_type": {"authorization_code"}, "code": {code}, "code_verifier": {c.verifier}})
 	access, _ := out["access_token"].(string)
 	if status, _ := mcpStatus(t, gw.URL, access); status != 200 {
@@ -301,77 +298,4 @@ func between(s, start, end string) string {
 	_, s, _ = strings.Cut(s, start)
 	s, _, _ = strings.Cut(s, end)
 	return s
-}
-
-// openConsent opens the consent page of an authorization request by c and
-// returns the form's sealed request and the CSRF cookie.
-func openConsent(t *testing.T, c *oauthClient, scope string) (pending, cookie string) {
-	t.Helper()
-	sum := sha256.Sum256([]byte(c.verifier))
-	q := url.Values{"response_type": {"code"}, "client_id": {c.id}, "redirect_uri": {c.redirect}, "state": {"s"},
-		"code_challenge": {base64.RawURLEncoding.EncodeToString(sum[:])}, "code_challenge_method": {"S256"}}
-	if scope != "" {
-		q.Set("scope", scope)
-	}
-	resp, err := http.Get(c.base + "/authorize?" + q.Encode())
-	if err != nil {
-		t.Fatal(err)
-	}
-	page, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	m := consentRequest.FindSubmatch(page)
-	cookie, _, _ = strings.Cut(resp.Header.Get("Set-Cookie"), ";")
-	if resp.StatusCode != 200 || m == nil {
-		t.Fatalf("consent page: %d %.300s", resp.StatusCode, page)
-	}
-	return html.UnescapeString(string(m[1])), cookie
-}
-
-// lastLocation is where the last postConsent was sent.
-var lastLocation *url.URL
-
-// postConsent allows the pending request with the fields given and returns
-// the status and the page.
-func postConsent(t *testing.T, base, pending, cookie string, fields url.Values) (int, string) {
-	t.Helper()
-	fields.Set("request", pending)
-	fields.Set("decision", "allow")
-	req, _ := http.NewRequest("POST", base+"/authorize", strings.NewReader(fields.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Cookie", cookie)
-	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := noRedirect.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	lastLocation, _ = url.Parse(resp.Header.Get("Location"))
-	return resp.StatusCode, string(body)
-}
-
-// Without the Durable Object binding, OAuth does not start rather than run
-// without memory: /healthz says why, /mcp answers 503, and no
-// authorization server answers.
-func TestOAuthNeedsGrantStore(t *testing.T) {
-	gw := startGateway(t, harness.WorkerOptions{NoGrants: true, Vars: map[string]string{
-		"MEMOS_URL": memos.URL, "OAUTH_SECRET": oauthSecret,
-	}})
-	resp, err := http.Get(gw.URL + "/healthz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 503 || !strings.Contains(string(body), `"misconfigured"`) || !strings.Contains(string(body), "GRANTS") {
-		t.Errorf("/healthz: %d %s", resp.StatusCode, body)
-	}
-	if status, _ := mcpStatus(t, gw.URL, memos.Token); status != 503 {
-		t.Errorf("/mcp: %d, want 503", status)
-	}
-	if resp, err := http.Get(gw.URL + "/.well-known/oauth-authorization-server"); err != nil || resp.StatusCode != 404 {
-		t.Errorf("the authorization server answers without its memory: %v %v", err, resp)
-	} else {
-		resp.Body.Close()
-	}
 }

@@ -43,12 +43,17 @@ func registerOAuthClient(t *testing.T, base string) *oauthClient {
 	return c
 }
 
-// code runs the consent step as the person and returns the code.
-func (c *oauthClient) code(access string) string {
+// authorizeURL is the address of an authorization request by c.
+func (c *oauthClient) authorizeURL() string {
 	sum := sha256.Sum256([]byte(c.verifier))
 	q := url.Values{"response_type": {"code"}, "client_id": {c.id}, "redirect_uri": {c.redirect}, "state": {"s"},
 		"code_challenge": {base64.RawURLEncoding.EncodeToString(sum[:])}, "code_challenge_method": {"S256"}, "resource": {c.base + "/mcp"}}
-	return actAsPerson(c.t, c.base+"/authorize?"+q.Encode(), access).Query().Get("code")
+	return c.base + "/authorize?" + q.Encode()
+}
+
+// code runs the consent step as the person and returns the code.
+func (c *oauthClient) code(access string) string {
+	return actAsPerson(c.t, c.authorizeURL(), access).Query().Get("code")
 }
 
 // token posts a token request and returns its status and decoded answer.

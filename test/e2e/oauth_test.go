@@ -105,7 +105,20 @@ var consentRequest = regexp.MustCompile(`name="request" value="([^"]+)"`)
 // next: the client's redirect URI with the code.
 func actAsPerson(t *testing.T, authorizationURL, access string) *url.URL {
 	t.Helper()
-	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	pending, cookie := openConsentPage(t, authorizationURL)
+	start, _ := url.Parse(authorizationURL)
+	status, body, next := postConsent(t, start.Scheme+"://"+start.Host, pending, cookie,
+		url.Values{"access": {access}, "username": {memos.Username}, "password": {memos.Password}, "days": {"30"}})
+	if status != 303 || next == nil || next.Query().Get("code") == "" {
+		t.Fatalf("consent answer: %d %v %.500s", status, next, body)
+	}
+	return next
+}
+
+// openConsentPage opens the consent page of an authorization URL and
+// returns the form's sealed request and the CSRF cookie.
+func openConsentPage(t *testing.T, authorizationURL string) (pending, cookie string) {
+	t.Helper()
 	resp, err := noRedirect.Get(authorizationURL)
 	if err != nil {
 		t.Fatal(err)
@@ -113,29 +126,38 @@ func actAsPerson(t *testing.T, authorizationURL, access string) *url.URL {
 	page, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	m := consentRequest.FindSubmatch(page)
-	cookie, _, _ := strings.Cut(resp.Header.Get("Set-Cookie"), ";")
+	cookie, _, _ = strings.Cut(resp.Header.Get("Set-Cookie"), ";")
 	if resp.StatusCode != 200 || m == nil || cookie == "" {
 		t.Fatalf("consent page: %d %q %.500s", resp.StatusCode, cookie, page)
 	}
-	start, _ := url.Parse(authorizationURL)
-	form := url.Values{"request": {html.UnescapeString(string(m[1]))}, "decision": {"allow"}, "access": {access},
-		"username": {memos.Username}, "password": {memos.Password}, "days": {"30"}}
-	req, _ := http.NewRequest("POST", start.Scheme+"://"+start.Host+"/authorize", strings.NewReader(form.Encode()))
+	return html.UnescapeString(string(m[1])), cookie
+}
+
+// postConsent allows the pending request from the page of the server at
+// base with the fields given, as the person's browser does, and returns the
+// status, the page and where the browser is sent (nil when nowhere).
+func postConsent(t *testing.T, base, pending, cookie string, fields url.Values) (status int, body string, next *url.URL) {
+	t.Helper()
+	fields.Set("request", pending)
+	fields.Set("decision", "allow")
+	req, _ := http.NewRequest("POST", base+"/authorize", strings.NewReader(fields.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Cookie", cookie)
-	req.Header.Set("Origin", start.Scheme+"://"+start.Host)
-	resp, err = noRedirect.Do(req)
+	req.Header.Set("Origin", base)
+	resp, err := noRedirect.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, _ := io.ReadAll(resp.Body)
+	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	next, err := url.Parse(resp.Header.Get("Location"))
-	if resp.StatusCode != 303 || err != nil || next.Query().Get("code") == "" {
-		t.Fatalf("consent answer: %d %s %.500s", resp.StatusCode, resp.Header.Get("Location"), body)
+	if loc := resp.Header.Get("Location"); loc != "" {
+		next, _ = url.Parse(loc)
 	}
-	return next
+	return resp.StatusCode, string(b), next
 }
+
+// noRedirect is a client that shows redirects instead of following them.
+var noRedirect = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
 // The MCP Inspector CLI (v2) completes the flow too: it registers, prints the
 // authorization URL and waits on its loopback callback; the test plays the
