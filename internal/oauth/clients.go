@@ -78,11 +78,10 @@ func redirectAllowed(u string) bool {
 	if !ok {
 		return false
 	}
-	loopback := h.Kind != uri.DNSName && h.IP.IsLoopback()
 	if p.Scheme == "http" {
-		return loopback || h.Domain() == "localhost"
+		return h.IsLoopback()
 	}
-	return h.Kind == uri.DNSName || loopback
+	return h.Kind == uri.DNSName || h.IsLoopback()
 }
 
 // documentURL reports whether id may be a client ID metadata document's
@@ -97,7 +96,7 @@ func (s *Server) documentURL(id string) (string, bool) {
 		return "", false
 	}
 	switch {
-	case p.Scheme == "http" && s.opts.AllowLoopbackClients && (h.Kind != uri.DNSName && h.IP.IsLoopback() || h.Domain() == "localhost"):
+	case p.Scheme == "http" && s.opts.AllowLoopbackClients && h.IsLoopback():
 	case p.Scheme != "https" || h.Kind != uri.DNSName || !strings.Contains(h.Domain(), ".") || internalName(h.Domain()):
 		return "", false
 	}

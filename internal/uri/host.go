@@ -31,6 +31,12 @@ type Host struct {
 // since "localhost." and "localhost" are the same host to a resolver.
 func (h Host) Domain() string { return strings.TrimSuffix(h.Name, ".") }
 
+// IsLoopback reports whether h is a loopback address, or the name
+// localhost itself (RFC 8252's loopback redirects; not its subdomains).
+func (h Host) IsLoopback() bool {
+	return h.Kind != DNSName && h.IP.IsLoopback() || h.Domain() == "localhost"
+}
+
 // maxDomainLen is the longest DNS name (RFC 1035), without a trailing dot.
 const maxDomainLen = 253
 
