@@ -95,18 +95,29 @@ func (f *Finder) fetch(ctx context.Context, args map[string]any, m Memos) ([]byt
 	return structured(o.done(), nil), nil
 }
 
-// title is a memo's first line of text, cut short.
+// title names a memo: its Title, that of its snippet, or its name.
 func title(memo rawjson.Value) string {
-	s := memo.Get("content").Str
-	if s == "" {
-		s = memo.Get("snippet").Str
+	for _, k := range []string{"content", "snippet", "name"} {
+		if t := Title(memo.Get(k).Str); t != "" {
+			return t
+		}
 	}
-	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	line = strings.TrimSpace(strings.TrimLeft(line, "# "))
-	if line == "" {
-		return memo.Get("name").Str
+	return ""
+}
+
+// maxTitle bounds a memo's title, in runes.
+const maxTitle = 80
+
+// Title names a memo by its text: the first line that has text, without
+// Markdown's heading marks, cut to maxTitle runes; "" for a memo without
+// text.
+func Title(content string) string {
+	for line := range strings.SplitSeq(content, "\n") {
+		if line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "#")); line != "" {
+			return clip(line, maxTitle)
+		}
 	}
-	return clip(line, 80)
+	return ""
 }
 
 // idOf reads an id given as the id itself, as a resource name (prefix

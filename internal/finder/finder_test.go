@@ -116,3 +116,22 @@ func TestTools(t *testing.T) {
 		t.Error("a generated tool runs here")
 	}
 }
+
+// A memo's title is the first line of its text that has any, without
+// heading marks and cut to 80 runes; then its snippet's; then its name.
+func TestTitle(t *testing.T) {
+	for _, tc := range []struct{ name, memo, want string }{
+		{"first line", `{"name":"memos/a","content":"Hello\nworld"}`, "Hello"},
+		{"heading marks and blank lines", `{"name":"memos/a","content":"\n  ## Plans  \nrest"}`, "Plans"},
+		{"a line of marks alone", `{"name":"memos/a","content":"#\nReal title"}`, "Real title"},
+		{"long", `{"name":"memos/a","content":"` + strings.Repeat("ä", 100) + `"}`, strings.Repeat("ä", 79) + "…"},
+		{"the snippet", `{"name":"memos/a","content":"","snippet":"From the snippet"}`, "From the snippet"},
+		{"the name", `{"name":"memos/a","content":" \n"}`, "memos/a"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := title(rawjson.Parse(tc.memo)); got != tc.want {
+				t.Errorf("title(%s) = %q, want %q", tc.memo, got, tc.want)
+			}
+		})
+	}
+}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/finder"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/upstream"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
@@ -107,9 +107,6 @@ func isAlnum(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
-// maxTitle bounds a resource's title, in characters.
-const maxTitle = 80
-
 // appendListEntry writes the resources/list entry of a memo.
 func appendListEntry(b []byte, id string, memo rawjson.Value) []byte {
 	b = append(b, `{"uri":`...)
@@ -127,26 +124,10 @@ func appendListEntry(b []byte, id string, memo rawjson.Value) []byte {
 	return append(b, '}')
 }
 
-// Title names a memo for a list: the first line of its content that has
-// text, without Markdown's heading marks, cut to maxTitle characters.
+// Title names a memo for a list: finder's title of its content.
 func Title(content string) string {
-	for line := range strings.SplitSeq(content, "\n") {
-		line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "#"))
-		if line == "" {
-			continue
-		}
-		if utf8.RuneCountInString(line) <= maxTitle {
-			return line
-		}
-		cut, n := 0, 0
-		for i := range line {
-			if n == maxTitle-1 {
-				cut = i
-				break
-			}
-			n++
-		}
-		return line[:cut] + "…"
+	if t := finder.Title(content); t != "" {
+		return t
 	}
 	return "(empty memo)"
 }
