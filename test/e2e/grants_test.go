@@ -299,3 +299,29 @@ func between(s, start, end string) string {
 	s, _, _ = strings.Cut(s, end)
 	return s
 }
+
+// Without the Durable Object binding, OAuth does not start rather than run
+// without memory: /healthz says why, /mcp answers 503, and no
+// authorization server answers.
+func TestOAuthNeedsGrantStore(t *testing.T) {
+	gw := startGateway(t, harness.WorkerOptions{NoGrants: true, Vars: map[string]string{
+		"MEMOS_URL": memos.URL, "OAUTH_SECRET": oauthSecret,
+	}})
+	resp, err := http.Get(gw.URL + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 503 || !strings.Contains(string(body), `"misconfigured"`) || !strings.Contains(string(body), "GRANTS") {
+		t.Errorf("/healthz: %d %s", resp.StatusCode, body)
+	}
+	if status, _ := mcpStatus(t, gw.URL, memos.Token); status != 503 {
+		t.Errorf("/mcp: %d, want 503", status)
+	}
+	if resp, err := http.Get(gw.URL + "/.well-known/oauth-authorization-server"); err != nil || resp.StatusCode != 404 {
+		t.Errorf("the authorization server answers without its memory: %v %v", err, resp)
+	} else {
+		resp.Body.Close()
+	}
+}
