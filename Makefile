@@ -19,7 +19,7 @@ FUZZ_TARGETS := ./internal/finder:FuzzCompile ./internal/rawjson:FuzzValue ./int
 	./internal/uri:FuzzParse ./internal/uri:FuzzQuery ./internal/uri:FuzzParseIP ./internal/uri:FuzzParseHost \
 	./internal/mcp:FuzzServe ./internal/mcp:FuzzDecodeHeaderValue \
 	./internal/jsonrpc:FuzzTooDeep ./internal/jsonrpc:FuzzDecode \
-	./internal/upstream:FuzzPathArguments ./internal/upstream:FuzzNormalize \
+	./internal/tools:FuzzPathArguments ./internal/tools:FuzzNormalize \
 	./internal/schema:FuzzAgainstReference ./internal/schema:FuzzIsIntegral
 FUZZTIME ?= 30s
 

@@ -10,16 +10,18 @@ import (
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/bridge"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/caller"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/finder"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/grants"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/mcp"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/oauth"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/prompts"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/resources"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/seal"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/server"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/upstream"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/tools"
 )
 
 // version is the gateway's release, reported as serverInfo.version.
@@ -39,23 +41,23 @@ func main() {
 	if len(cfg.AllowedHosts) == 0 {
 		cfg.AllowedHosts = bridge.DefaultHosts()
 	}
-	tools := upstream.New(cfg, bridge.Fetcher{Binding: cfg.MemosService, MaxBytes: cfg.MaxRespBytes})
-	tools.UseZoneOffsets(bridge.ZoneOffset)
+	instance := memos.New(memosOptions(cfg), bridge.Fetcher{Binding: cfg.MemosService, MaxBytes: cfg.MaxRespBytes})
+	tools := tools.New(instance, finder.Finder{Offsets: bridge.ZoneOffset})
 	// The deployment's selection for every caller; a read-only grant gets
 	// its read-only part (the stricter of the two wins).
-	served := selection.Served(false)
+	served := selection.Full()
 	mcpOpts := mcp.Options{
 		Name: "memos-mcp-edge", Version: version, Tools: tools.Within(served), AllowedOrigins: cfg.AllowedOrigins,
 		MaxBodyBytes: cfg.MaxBodyBytes, MaxResponseBytes: cfg.MaxRespBytes,
-		ReadOnlyTools: tools.Within(selection.Served(true)),
+		ReadOnlyTools: tools.Within(selection.ReadOnly()),
 		// Memos as resources and the prompts are reads: every caller gets
 		// them; a prompt that needs a withheld tool is not listed.
-		Resources: resources.New(tools, cfg.MaxRespBytes),
-		Prompts:   prompts.New(tools),
+		Resources: resources.New(instance, cfg.MaxRespBytes),
+		Prompts:   prompts.New(instance),
 	}
 	// A caller's Memos token goes upstream (with the Access service token)
 	// only once Memos has accepted it.
-	callers := caller.New(tools.CurrentUser, caller.Options{})
+	callers := caller.New(instance.CurrentUser, caller.Options{})
 	var authServer server.Router
 	store, storeErr := grantStore()
 	if cfg.OAuthSecret != "" && storeErr != nil {
@@ -68,8 +70,8 @@ func main() {
 			fatal(err) // config.Load checked the secrets already
 		}
 		o := oauth.New(oauth.Options{
-			Keys: keys, Memos: tools, Store: store, Callers: callers, Fetch: bridge.Fetcher{MaxBytes: oauth.DocumentMaxBytes},
-			Instance: tools.InstanceName(), AcceptMemosTokens: cfg.OAuthAcceptMemosTokens,
+			Keys: keys, Memos: instance, Store: store, Callers: callers, Fetch: bridge.Fetcher{MaxBytes: oauth.DocumentMaxBytes},
+			Instance: instance.InstanceName(), AcceptMemosTokens: cfg.OAuthAcceptMemosTokens,
 			AllowLoopbackClients: cfg.OAuthAllowLoopbackClients,
 		})
 		authServer, mcpOpts.Authorize, mcpOpts.ScopeChallenge, mcpOpts.Revoked = o, o.Authorize, o.ScopeChallenge, o.Revoked
@@ -83,12 +85,24 @@ func main() {
 		OAuth:           authServer,
 		MemosVersion:    registry.MemosVersion(),
 		ToolCount:       served.Len(),
-		Probe:           tools.Health,
+		Probe:           instance.Health,
 		StartupMillis:   bridge.StartupMillis,
 		WasmMemoryBytes: bridge.WasmMemoryBytes,
 		AccessLog:       bridge.LogWriter(),
 	})
 	fatal(bridge.Serve(h, cfg.MaxBodyBytes))
+}
+
+// memosOptions is what the Memos client takes of the configuration.
+func memosOptions(cfg config.Config) memos.Options {
+	o := memos.Options{
+		AccessClientID: cfg.AccessClientID, AccessClientSecret: cfg.AccessClientSecret,
+		Timeout: cfg.Timeout, MaxResponseBytes: cfg.MaxRespBytes, Release: registry.MemosVersion(),
+	}
+	if u := cfg.MemosURL; u != nil {
+		o.URL, o.Host, o.Path = u.String(), u.Host, u.Path
+	}
+	return o
 }
 
 // grantsBinding is the Durable Object namespace that holds the OAuth

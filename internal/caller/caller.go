@@ -16,6 +16,8 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 )
 
 // ErrRefused is a token Memos does not accept: unknown, deleted or expired.
@@ -51,9 +53,9 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Check asks Memos whose token this is. An error with a method
-// Refused() bool that returns true means Memos refused the token; any other
-// error means Memos gave no answer about it.
+// Check asks Memos whose token this is. A *memos.Error that is Refused
+// means Memos refused the token; any other error means Memos gave no answer
+// about it.
 type Check func(ctx context.Context, token string) (user string, err error)
 
 // Verifier answers whether a token belongs to a Memos user.
@@ -150,7 +152,7 @@ func (v *Verifier) ask(ctx context.Context, k key, token string) (string, error)
 		delete(v.refused, k)
 		v.put(v.accepted, k, entry{user: user, at: now}, v.opts.MaxAccepted, v.opts.Accepted+v.opts.Stale)
 		return user, nil
-	case err == nil || isRefusal(err):
+	case err == nil || memos.IsRefused(err):
 		delete(v.accepted, k)
 		v.put(v.refused, k, entry{at: now}, v.opts.MaxRefused, v.opts.Refused)
 		return "", ErrRefused
@@ -187,10 +189,4 @@ func (v *Verifier) Forget(token string) {
 	v.mu.Lock()
 	delete(v.accepted, k)
 	v.mu.Unlock()
-}
-
-// isRefusal reports whether err says Memos refused the credentials.
-func isRefusal(err error) bool {
-	var r interface{ Refused() bool }
-	return errors.As(err, &r) && r.Refused()
 }

@@ -10,14 +10,14 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 )
 
-// refusal is an error of Memos refusing a token, as upstream's is.
-type refusal struct{}
-
-func (refusal) Error() string { return "refused" }
-func (refusal) Refused() bool { return true }
+// refusal is Memos refusing a token.
+var refusal = &memos.Error{Status: 401, Msg: "refused", Refused: true}
 
 var errDown = errors.New("the Memos instance cannot be reached")
 
@@ -37,7 +37,7 @@ func (m *fakeMemos) check(_ context.Context, token string) (string, error) {
 	if u, ok := m.users[token]; ok {
 		return u, nil
 	}
-	return "", refusal{}
+	return "", refusal
 }
 
 // clock is a settable time source.
@@ -165,30 +165,31 @@ func TestKeyedByHash(t *testing.T) {
 }
 
 // Requests that bring the same new token at the same time share one check.
+// In the bubble, Wait returns once every request blocks: on the check under
+// way, or in it.
 func TestConcurrentShareOneCheck(t *testing.T) {
-	release := make(chan struct{})
-	var asked atomic.Int64
-	v := New(func(context.Context, string) (string, error) {
-		asked.Add(1)
-		<-release
-		return "users/alice", nil
-	}, Options{})
-	var wg sync.WaitGroup
-	var failed atomic.Int64
-	for range 20 {
-		wg.Go(func() {
-			if user, err := v.Verify(context.Background(), "good"); err != nil || user != "users/alice" {
-				failed.Add(1)
-			}
-		})
-	}
-	for asked.Load() == 0 {
-		time.Sleep(time.Millisecond)
-	}
-	time.Sleep(10 * time.Millisecond) // let the others find the check under way
-	close(release)
-	wg.Wait()
-	if asked.Load() != 1 || failed.Load() != 0 {
-		t.Errorf("%d checks, %d failures; want 1, 0", asked.Load(), failed.Load())
-	}
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		var asked atomic.Int64
+		v := New(func(context.Context, string) (string, error) {
+			asked.Add(1)
+			<-release
+			return "users/alice", nil
+		}, Options{})
+		var wg sync.WaitGroup
+		var failed atomic.Int64
+		for range 20 {
+			wg.Go(func() {
+				if user, err := v.Verify(context.Background(), "good"); err != nil || user != "users/alice" {
+					failed.Add(1)
+				}
+			})
+		}
+		synctest.Wait()
+		close(release)
+		wg.Wait()
+		if asked.Load() != 1 || failed.Load() != 0 {
+			t.Errorf("%d checks, %d failures; want 1, 0", asked.Load(), failed.Load())
+		}
+	})
 }

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"time"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
@@ -16,13 +16,16 @@ import (
 // it, and anything else is refused before it reaches Memos. Its shape is
 // mcp.Options.Authorize.
 func (v *Verifier) Authorize(ctx context.Context, req *web.Request) (authorization string, readOnly bool, refusal *web.Response) {
-	raw := strings.TrimSpace(req.Header.Get("authorization"))
-	scheme, token, _ := strings.Cut(raw, " ")
-	token = strings.TrimSpace(token)
+	raw := req.Header.Get("authorization")
+	scheme, credentials := web.Credentials(raw)
+	token, bearer := web.BearerToken(raw)
 	switch {
-	case token == "":
-		return "", false, nil // no header, or a scheme alone: no credentials
-	case !strings.EqualFold(scheme, "bearer") || strings.ContainsAny(token, " ,\t"):
+	case scheme == "" || credentials == "" && strings.EqualFold(scheme, "bearer"):
+		return "", false, nil // no header, or "Bearer " alone: no credentials
+	case credentials == "":
+		// A token without its scheme, the most common slip.
+		return "", false, unauthorized("invalid_request", "the Authorization header holds no scheme: send your Memos access token as Authorization: Bearer <token>")
+	case !bearer:
 		return "", false, unauthorized("invalid_request", "send your Memos access token as Authorization: Bearer <token>")
 	}
 	_, err := v.Verify(ctx, token)
@@ -43,8 +46,8 @@ const refusedToken = "Memos does not accept this access token: it is unknown, wa
 // since. The token is forgotten, and the 401 tells the client so.
 // An anonymous request keeps the tool's error result.
 func (v *Verifier) Revoked(req *web.Request) *web.Response {
-	_, token, _ := strings.Cut(strings.TrimSpace(req.Header.Get("authorization")), " ")
-	if token = strings.TrimSpace(token); token == "" {
+	_, token := web.Credentials(req.Header.Get("authorization"))
+	if token == "" {
 		return nil
 	}
 	v.Forget(token)
@@ -65,15 +68,10 @@ func unauthorized(code, description string) *web.Response {
 // slow down, 503 otherwise. Nothing is forwarded on a guess.
 func unavailable(err error) *web.Response {
 	msg := "the gateway could not check your access token with Memos, so nothing was sent: " + err.Error()
-	var limited interface {
-		RetryAfter() (time.Duration, bool)
-	}
-	if errors.As(err, &limited) {
-		if wait, ok := limited.RetryAfter(); ok {
-			resp := problem(429, "temporarily_unavailable", msg)
-			resp.Header["retry-after"] = web.RetryAfter(wait)
-			return resp
-		}
+	if e, ok := memos.AsError(err); ok && e.Wait > 0 {
+		resp := problem(429, "temporarily_unavailable", msg)
+		resp.Header["retry-after"] = web.RetryAfter(e.Wait)
+		return resp
 	}
 	return problem(503, "temporarily_unavailable", msg)
 }

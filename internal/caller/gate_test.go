@@ -6,15 +6,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 	"github.com/tidwall/gjson"
 )
 
-// limited is Memos' 429 as upstream reports it.
-type limited struct{}
-
-func (limited) Error() string                     { return "429 Too Many Requests: too many requests, try again later" }
-func (limited) RetryAfter() (time.Duration, bool) { return 41500 * time.Millisecond, true }
+// limited is Memos' 429 as the client reports it.
+var limited = &memos.Error{Status: 429, Msg: "429 Too Many Requests: too many requests, try again later", Wait: 41500 * time.Millisecond}
 
 func TestAuthorize(t *testing.T) {
 	memos := map[string]string{"good": "users/alice"}
@@ -23,14 +21,14 @@ func TestAuthorize(t *testing.T) {
 		asked++
 		switch token {
 		case "busy":
-			return "", limited{}
+			return "", limited
 		case "far":
 			return "", errDown
 		}
 		if u, ok := memos[token]; ok {
 			return u, nil
 		}
-		return "", refusal{}
+		return "", refusal
 	}, Options{})
 	for _, tc := range []struct {
 		name, header string
@@ -47,6 +45,7 @@ func TestAuthorize(t *testing.T) {
 		{name: "made-up token", header: "Bearer not-a-real-token", status: 401, code: "invalid_token", asked: 1},
 		{name: "another scheme", header: "Basic Z29vZA==", status: 401, code: "invalid_request", asked: 0},
 		{name: "two tokens", header: "Bearer good, Bearer good", status: 401, code: "invalid_request", asked: 0},
+		{name: "a token without its scheme", header: "memos_pat_good", status: 401, code: "invalid_request", asked: 0},
 		{name: "Memos unreachable", header: "Bearer far", status: 503, code: "temporarily_unavailable", asked: 1},
 		{name: "Memos rate-limits the check", header: "Bearer busy", status: 429, code: "temporarily_unavailable", retryAfter: "42", asked: 1},
 	} {
@@ -91,7 +90,7 @@ func TestRevoked(t *testing.T) {
 		if u, ok := memos[token]; ok {
 			return u, nil
 		}
-		return "", refusal{}
+		return "", refusal
 	}, Options{})
 	req := &web.Request{Method: "POST", URL: "https://gw.example/mcp", Header: web.Header{"authorization": "Bearer good"}}
 	v.Authorize(t.Context(), req)

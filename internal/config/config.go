@@ -104,7 +104,7 @@ func memosURL(raw string, allowHTTP bool) (*uri.URL, error) {
 	if u.HasUser || strings.ContainsAny(raw, "?#") {
 		return nil, errors.New("MEMOS_URL must not carry credentials, a query or a fragment")
 	}
-	if u.Scheme == "http" && !allowHTTP && !uri.IsLoopbackHost(u.Hostname()) {
+	if u.Scheme == "http" && !allowHTTP && !uri.ResolvesToLoopback(u.Hostname()) {
 		return nil, errors.New("MEMOS_URL uses plain http to a non-loopback host: use https, or set MEMOS_ALLOW_HTTP=true for development")
 	}
 	u.Path = strings.TrimRight(u.Path, "/")

@@ -25,14 +25,14 @@ var images = []string{"image/png", "image/jpeg", "image/gif", "image/webp"}
 // attachmentRead returns an attachment's contents: an image as MCP image
 // content (Memos' thumbnail of it when Memos has one), a text file as
 // text. Anything else is refused, as is anything over the caps.
-func (f *Finder) attachmentRead(ctx context.Context, args map[string]any, m Memos) ([]byte, *Failure) {
+func (f *Finder) attachmentRead(ctx context.Context, args map[string]any, m Memos) ([]byte, error) {
 	id, err := idOf(str(args, "name"), "attachments/")
 	if err != nil {
 		return nil, err
 	}
 	body, gerr := m.Get(ctx, "/api/v1/attachments/{attachment}", "/api/v1/attachments/"+uri.PathEscape(id))
 	if gerr != nil {
-		return nil, asFailure(gerr)
+		return nil, gerr
 	}
 	a := rawjson.ParseBytes(body)
 	name, filename, ctype := a.Get("name").Str, a.Get("filename").Str, a.Get("type").Str
@@ -57,7 +57,7 @@ func (f *Finder) attachmentRead(ctx context.Context, args map[string]any, m Memo
 	}
 	data, got, gerr := m.File(ctx, "/file/attachments/{attachment}/{filename}", path)
 	if gerr != nil {
-		return nil, asFailure(gerr)
+		return nil, gerr
 	}
 	got, _, _ = strings.Cut(got, ";")
 	got = strings.ToLower(strings.TrimSpace(got))

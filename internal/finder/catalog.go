@@ -1,24 +1,32 @@
 package finder
 
-// Definition is a hand-written tool's entry in tools/list, as JSON (the
-// registry compacts it once), and whether the tool only reads.
-type Definition struct {
+import "context"
+
+// Tool is a hand-written tool: its entry in tools/list, as JSON (the
+// registry compacts it once), whether it only reads, and what runs it.
+// Definition and function stand in one row, so that neither can be added
+// without the other.
+type Tool struct {
 	Name     string
 	ReadOnly bool
 	JSON     string
+	// Run runs the tool with arguments already checked against its input
+	// schema (as the tool executor decodes them: strings, booleans,
+	// rawjson.Numeral, []any) and returns the CallToolResult, or the error
+	// to report as the tool's: Memos' own are *memos.Error.
+	Run func(f *Finder, ctx context.Context, args map[string]any, m Memos) ([]byte, error)
 }
 
-// Definitions returns the hand-written tools in the order tools/list
-// serves them, after the generated ones. Descriptions are short: every
+// Tools returns the hand-written tools. Descriptions are short: every
 // byte here is in every client's context.
-func Definitions() []Definition { return definitions }
+func Tools() []Tool { return tools }
 
 // reads is the annotations of a tool that only reads; its title is added
 // by the definition.
 const reads = `"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false`
 
-var definitions = []Definition{
-	{Name: "memo_search", ReadOnly: true, JSON: `{
+var tools = []Tool{
+	{Name: "memo_search", ReadOnly: true, Run: (*Finder).memoSearch, JSON: `{
 	"name":"memo_search","title":"Search Memos",
 	"description":"Find memos by words, tags, dates (days in timezone) and state, newest first; simpler than a memo_list_memos filter. For more, repeat with pageToken: nextPageToken.",
 	"inputSchema":{"type":"object","additionalProperties":false,"properties":{
@@ -47,7 +55,7 @@ var definitions = []Definition{
 	"annotations":{"title":"Search Memos",` + reads + `},
 	"_meta":{"calls":["GET /api/v1/auth/me","GET /api/v1/memos"]}}`},
 
-	{Name: "tag_list", ReadOnly: true, JSON: `{
+	{Name: "tag_list", ReadOnly: true, Run: (*Finder).tagList, JSON: `{
 	"name":"tag_list","title":"List Tags",
 	"description":"Your tags with how many memos carry each, most used first.",
 	"inputSchema":{"type":"object","additionalProperties":false,"properties":{
@@ -58,7 +66,7 @@ var definitions = []Definition{
 	"annotations":{"title":"List Tags",` + reads + `},
 	"_meta":{"calls":["GET /api/v1/auth/me","GET /api/v1/{user}:getStats"]}}`},
 
-	{Name: "search", ReadOnly: true, JSON: `{
+	{Name: "search", ReadOnly: true, Run: (*Finder).search, JSON: `{
 	"name":"search","title":"Search",
 	"description":"Search your memos: every word must occur; #tag words match tags. Returns ids for fetch.",
 	"inputSchema":{"type":"object","additionalProperties":false,"required":["query"],"properties":{
@@ -68,7 +76,7 @@ var definitions = []Definition{
 	"annotations":{"title":"Search",` + reads + `},
 	"_meta":{"calls":["GET /api/v1/auth/me","GET /api/v1/memos"]}}`},
 
-	{Name: "fetch", ReadOnly: true, JSON: `{
+	{Name: "fetch", ReadOnly: true, Run: (*Finder).fetch, JSON: `{
 	"name":"fetch","title":"Fetch",
 	"description":"A memo's whole text by its id, from search.",
 	"inputSchema":{"type":"object","additionalProperties":false,"required":["id"],"properties":{
@@ -79,7 +87,7 @@ var definitions = []Definition{
 	"annotations":{"title":"Fetch",` + reads + `},
 	"_meta":{"calls":["GET /api/v1/memos/{memo}"]}}`},
 
-	{Name: "attachment_read", ReadOnly: true, JSON: `{
+	{Name: "attachment_read", ReadOnly: true, Run: (*Finder).attachmentRead, JSON: `{
 	"name":"attachment_read","title":"Read Attachment",
 	"description":"An attachment's contents: an image as an image (Memos' thumbnail when it has one, up to 1 MB), a text file as text (up to 256 KB).",
 	"inputSchema":{"type":"object","additionalProperties":false,"required":["name"],"properties":{

@@ -19,7 +19,7 @@ const searchResults = 20
 
 // search finds the caller's memos holding every word of query; words
 // written #tag are tags (with their children).
-func (f *Finder) search(ctx context.Context, args map[string]any, m Memos) ([]byte, *Failure) {
+func (f *Finder) search(ctx context.Context, args map[string]any, m Memos) ([]byte, error) {
 	query := str(args, "query")
 	if len(query) > maxTextBytes {
 		return nil, fail("query must be at most 200 bytes: search for a few telling words")
@@ -38,11 +38,11 @@ func (f *Finder) search(ctx context.Context, args map[string]any, m Memos) ([]by
 	}
 	var err error
 	if q.Creator, err = me(ctx, m); err != nil {
-		return nil, asFailure(err)
+		return nil, err
 	}
 	body, gerr := m.Get(ctx, listRoute, listPath(q.Compile(), searchResults, ""))
 	if gerr != nil {
-		return nil, asFailure(gerr)
+		return nil, gerr
 	}
 	web := m.WebURL()
 	o := newObject()
@@ -62,14 +62,14 @@ func (f *Finder) search(ctx context.Context, args map[string]any, m Memos) ([]by
 
 // fetch answers with a memo's whole text. id is the memo's id, its name
 // (memos/…) or its resource URI (memo://memos/…).
-func (f *Finder) fetch(ctx context.Context, args map[string]any, m Memos) ([]byte, *Failure) {
+func (f *Finder) fetch(ctx context.Context, args map[string]any, m Memos) ([]byte, error) {
 	id, err := idOf(str(args, "id"), "memos/")
 	if err != nil {
 		return nil, err
 	}
 	body, gerr := m.Get(ctx, "/api/v1/memos/{memo}", "/api/v1/memos/"+uri.PathEscape(id))
 	if gerr != nil {
-		return nil, asFailure(gerr)
+		return nil, gerr
 	}
 	memo := rawjson.ParseBytes(body)
 	name := memo.Get("name").Str
@@ -122,7 +122,7 @@ func Title(content string) string {
 
 // idOf reads an id given as the id itself, as a resource name (prefix
 // memos/ or attachments/) or as a memo:// URI.
-func idOf(s, prefix string) (string, *Failure) {
+func idOf(s, prefix string) (string, error) {
 	s = strings.TrimPrefix(strings.TrimSpace(s), "memo://")
 	s = strings.TrimPrefix(s, prefix)
 	if s == "" || len(s) > 64 || strings.ContainsAny(s, "/?#%\\") {

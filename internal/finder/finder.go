@@ -4,13 +4,14 @@
 // requests (at most memosRequests) and shapes the answers for a model:
 // small, with links, never Memos' whole objects.
 //
-// The registry lists these tools beside the generated ones (Definitions)
-// and the upstream client validates their arguments with the same schemas
-// and errors, then hands them here with a Memos to ask.
+// The registry lists these tools beside the generated ones (Tools), and
+// the tool executor validates their arguments with the same schemas and
+// errors, then runs them with a Memos to ask.
 package finder
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"time"
 
@@ -18,10 +19,8 @@ import (
 )
 
 // Memos is the instance as the caller sees it: every request goes with the
-// caller's own credentials. Its errors say what to tell the caller; one
-// with the method Refused() bool reports whether Memos refused the
-// caller's credentials, one with RetryAfter() (time.Duration, bool) how
-// long Memos asked to wait (its 429).
+// caller's own credentials (memos.Caller). Its errors say what to tell the
+// caller; Memos' own are *memos.Error.
 type Memos interface {
 	// Get asks Memos' API for path (with its query) and returns the body
 	// of a successful answer, which is JSON. route is the path's template,
@@ -35,19 +34,8 @@ type Memos interface {
 	WebURL() string
 }
 
-// Failure is a call that did not succeed: Msg is what the caller is told;
-// Refused reports Memos refusing the caller's credentials, Wait how long
-// it asked to wait (a 429).
-type Failure struct {
-	Msg     string
-	Refused bool
-	Wait    time.Duration
-}
-
-func (f *Failure) Error() string { return f.Msg }
-
-// fail is a Failure of the call itself, such as a bad argument.
-func fail(msg string) *Failure { return &Failure{Msg: msg} }
+// fail is an error of the call itself, such as a bad argument.
+func fail(msg string) error { return errors.New(msg) }
 
 // Finder runs the hand-written tools.
 type Finder struct {
@@ -57,30 +45,6 @@ type Finder struct {
 	Offsets OffsetFunc
 	// Now is the present; nil is time.Now.
 	Now func() time.Time
-}
-
-// Call runs the tool called name with arguments already checked against
-// its input schema (as decoded by the upstream client: strings, booleans,
-// rawjson.Numeral, []any). It returns the CallToolResult, or the failure
-// to report as a tool error. ok is false when no hand-written tool has
-// that name.
-func (f *Finder) Call(ctx context.Context, name string, args map[string]any, m Memos) (result []byte, err *Failure, ok bool) {
-	run, ok := handlers[name]
-	if !ok {
-		return nil, nil, false
-	}
-	result, err = run(f, ctx, args, m)
-	return result, err, true
-}
-
-type handler func(f *Finder, ctx context.Context, args map[string]any, m Memos) ([]byte, *Failure)
-
-var handlers = map[string]handler{
-	"memo_search":     (*Finder).memoSearch,
-	"tag_list":        (*Finder).tagList,
-	"search":          (*Finder).search,
-	"fetch":           (*Finder).fetch,
-	"attachment_read": (*Finder).attachmentRead,
 }
 
 func (f *Finder) now() time.Time {
@@ -100,23 +64,6 @@ func (f *Finder) offsets() OffsetFunc {
 // memosRequests is the most Memos requests one call of these tools makes.
 const memosRequests = 2
 
-// asFailure turns an error from Memos into the Failure to report.
-func asFailure(err error) *Failure {
-	if f, ok := err.(*Failure); ok {
-		return f
-	}
-	f := fail(err.Error())
-	if r, ok := err.(interface{ Refused() bool }); ok {
-		f.Refused = r.Refused()
-	}
-	if l, ok := err.(interface {
-		RetryAfter() (time.Duration, bool)
-	}); ok {
-		f.Wait, _ = l.RetryAfter()
-	}
-	return f
-}
-
 // str returns a string argument, "" when absent.
 func str(args map[string]any, name string) string {
 	s, _ := args[name].(string)
@@ -133,7 +80,7 @@ func flag(args map[string]any, name string) *bool {
 }
 
 // integer returns an integer argument within [lo, hi]; def when absent.
-func integer(args map[string]any, name string, lo, hi, def int64) (int64, *Failure) {
+func integer(args map[string]any, name string, lo, hi, def int64) (int64, error) {
 	v, ok := args[name].(rawjson.Numeral)
 	if !ok {
 		return def, nil

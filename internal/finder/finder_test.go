@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 )
@@ -22,7 +23,7 @@ func (f *fakeMemos) Get(_ context.Context, _, path string) ([]byte, error) {
 	if body, ok := f.answers[p]; ok {
 		return []byte(body), nil
 	}
-	return nil, &Failure{Msg: "404 Not Found: not found"}
+	return nil, &memos.Error{Status: 404, Msg: "404 Not Found: not found"}
 }
 
 func (f *fakeMemos) File(ctx context.Context, route, path string) ([]byte, string, error) {
@@ -88,12 +89,12 @@ func TestTools(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := newFake()
-			got, err, ok := f.Call(context.Background(), tc.tool, tc.args, m)
+			got, err, ok := call(f, tc.tool, tc.args, m)
 			if !ok {
 				t.Fatal("no such tool")
 			}
 			if tc.fails != "" {
-				if err == nil || !strings.Contains(err.Msg, tc.fails) {
+				if err == nil || !strings.Contains(err.Error(), tc.fails) {
 					t.Errorf("error %v, want one saying %q", err, tc.fails)
 				}
 				return
@@ -112,8 +113,32 @@ func TestTools(t *testing.T) {
 			}
 		})
 	}
-	if _, _, ok := f.Call(context.Background(), "memo_get_memo", nil, newFake()); ok {
+	if _, _, ok := call(f, "memo_get_memo", nil, newFake()); ok {
 		t.Error("a generated tool runs here")
+	}
+}
+
+// call runs the hand-written tool called name; ok is false when none is.
+func call(f *Finder, name string, args map[string]any, m Memos) (_ []byte, _ error, ok bool) {
+	for _, t := range Tools() {
+		if t.Name == name {
+			result, err := t.Run(f, context.Background(), args, m)
+			return result, err, true
+		}
+	}
+	return nil, nil, false
+}
+
+// Every hand-written tool has a function that runs it and a definition of
+// its own name.
+func TestEveryToolRuns(t *testing.T) {
+	for _, tool := range Tools() {
+		if tool.Run == nil {
+			t.Errorf("%s: no function runs it", tool.Name)
+		}
+		if got := rawjson.Parse(tool.JSON).Get("name").Str; got != tool.Name {
+			t.Errorf("%s: its definition is named %q", tool.Name, got)
+		}
 	}
 }
 

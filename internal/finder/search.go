@@ -24,7 +24,7 @@ const (
 
 // parseQuery checks memo_search's arguments against the caps and turns
 // them into a Query. me is the caller's user name, for scope "mine".
-func (f *Finder) parseQuery(args map[string]any) (*Query, *Failure) {
+func (f *Finder) parseQuery(args map[string]any) (*Query, error) {
 	q := &Query{AllTags: str(args, "tagMatch") == "all", Pinned: flag(args, "pinned"),
 		Visibility: str(args, "visibility"), OpenTasks: flag(args, "openTasks")}
 	text := str(args, "text")
@@ -35,7 +35,7 @@ func (f *Finder) parseQuery(args map[string]any) (*Query, *Failure) {
 	if len(q.Words) > maxWords {
 		return nil, fail("text may hold at most " + strconv.Itoa(maxWords) + " words, each of which must occur")
 	}
-	var err *Failure
+	var err error
 	if q.Tags, err = tags(strs(args, "tags")); err != nil {
 		return nil, err
 	}
@@ -67,7 +67,7 @@ func (f *Finder) parseQuery(args map[string]any) (*Query, *Failure) {
 }
 
 // tags cleans tag arguments: no leading #, no empty or overlong tag.
-func tags(given []string) ([]string, *Failure) {
+func tags(given []string) ([]string, error) {
 	out := make([]string, 0, len(given))
 	for _, t := range given {
 		t = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(cleanText(t)), "#"))
@@ -101,7 +101,7 @@ func listPath(filter string, pageSize int64, pageToken string) string {
 const listRoute = "/api/v1/memos"
 
 // me returns the caller's user name (users/<name>), or Memos' error (which
-// asFailure turns into a tool's), or a *Failure.
+// the tools report as it is), or the tool's own error.
 func me(ctx context.Context, m Memos) (string, error) {
 	body, err := m.Get(ctx, "/api/v1/auth/me", "/api/v1/auth/me")
 	if err != nil {
@@ -114,7 +114,7 @@ func me(ctx context.Context, m Memos) (string, error) {
 	return name, nil
 }
 
-func (f *Finder) memoSearch(ctx context.Context, args map[string]any, m Memos) ([]byte, *Failure) {
+func (f *Finder) memoSearch(ctx context.Context, args map[string]any, m Memos) ([]byte, error) {
 	q, err := f.parseQuery(args)
 	if err != nil {
 		return nil, err
@@ -130,12 +130,12 @@ func (f *Finder) memoSearch(ctx context.Context, args map[string]any, m Memos) (
 	if str(args, "scope") != "all" {
 		var merr error
 		if q.Creator, merr = me(ctx, m); merr != nil {
-			return nil, asFailure(merr)
+			return nil, merr
 		}
 	}
 	body, gerr := m.Get(ctx, listRoute, listPath(q.Compile(), size, token))
 	if gerr != nil {
-		return nil, asFailure(gerr)
+		return nil, gerr
 	}
 	list := rawjson.ParseBytes(body)
 	web := m.WebURL()

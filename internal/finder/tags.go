@@ -24,7 +24,7 @@ type Tag struct {
 // first, then by name: two requests, who the caller is and their
 // statistics. It looks at the first max tags of the statistics at most.
 // The statistics also hold one timestamp per memo, which are not read.
-// Its error is Memos' (see Memos) or a *Failure.
+// Its error is Memos' (see Memos) or the tool's own.
 func Tags(ctx context.Context, m Memos, max int) ([]Tag, error) {
 	user, err := me(ctx, m)
 	if err != nil {
@@ -46,14 +46,14 @@ func Tags(ctx context.Context, m Memos, max int) ([]Tag, error) {
 // tagList answers with the caller's tags and how many memos carry each,
 // most used first: every tag of the statistics, whose size
 // MAX_RESPONSE_BYTES bounds.
-func (f *Finder) tagList(ctx context.Context, args map[string]any, m Memos) ([]byte, *Failure) {
+func (f *Finder) tagList(ctx context.Context, args map[string]any, m Memos) ([]byte, error) {
 	limit, err := integer(args, "limit", 1, maxTagList, defTagList)
 	if err != nil {
 		return nil, err
 	}
 	all, gerr := Tags(ctx, m, math.MaxInt)
 	if gerr != nil {
-		return nil, asFailure(gerr)
+		return nil, gerr
 	}
 	o := newObject()
 	o.open("tags", '[')

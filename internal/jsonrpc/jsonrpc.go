@@ -15,6 +15,9 @@ const (
 	CodeMethodNotFound = -32601
 	CodeInvalidParams  = -32602
 	CodeInternalError  = -32603
+	// CodeResourceNotFound is MCP's resource-not-found error before
+	// 2026-07-28, which answers it with CodeInvalidParams (same data).
+	CodeResourceNotFound = -32002
 )
 
 // Error is a JSON-RPC error object. Data, when set, is raw JSON.
@@ -25,6 +28,10 @@ type Error struct {
 }
 
 func (e *Error) Error() string { return e.Message }
+
+// InvalidParams is the error of a request whose params the caller got
+// wrong; msg says how.
+func InvalidParams(msg string) *Error { return &Error{Code: CodeInvalidParams, Message: msg} }
 
 // Message is one decoded request or notification.
 type Message struct {

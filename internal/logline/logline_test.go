@@ -45,10 +45,16 @@ func TestPrint(t *testing.T) {
 	}
 }
 
-func TestDroppedUntilSet(t *testing.T) {
+// After SetOutput(nil), lines go nowhere: not to the writer set before.
+func TestDroppedAfterNil(t *testing.T) {
+	var before bytes.Buffer
+	SetOutput(&before)
+	Print("kept")
 	SetOutput(nil)
-	SetOutput(&bytes.Buffer{})
-	Print("x")
+	Print("dropped")
+	if got := before.String(); got != "kept\n" {
+		t.Errorf("the earlier writer got %q", got)
+	}
 }
 
 // Value spells what fmt's %v spells, for the types it knows.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/jsonrpc"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 	"github.com/tidwall/gjson"
@@ -28,21 +30,21 @@ func (fakeTools) ListJSON() []byte {
 	return []byte(`[{"name":"echo","description":"Echo.","inputSchema":{"type":"object"},"outputSchema":{"type":"object"}}]`)
 }
 
-func (fakeTools) Call(_ context.Context, name string, args rawjson.Value, auth string) ([]byte, bool, bool, time.Duration) {
+func (fakeTools) Call(_ context.Context, name string, args rawjson.Value, auth string) ([]byte, error) {
 	switch {
 	case name != "echo":
-		return nil, false, false, 0
+		return nil, errors.New("unknown tool")
 	case auth == "Bearer deleted":
-		return []byte(`{"content":[{"type":"text","text":"401 Unauthorized: the token was deleted"}],"isError":true}`), true, true, 0
+		return nil, &memos.Error{Status: 401, Msg: "401 Unauthorized: the token was deleted", Refused: true}
 	case auth == "Bearer busy":
-		return []byte(`{"content":[{"type":"text","text":"429 Too Many Requests: slow down (retry after 42 seconds)"}],"isError":true}`), true, false, 41500 * time.Millisecond
+		return nil, &memos.Error{Status: 429, Msg: "429 Too Many Requests: slow down (retry after 42 seconds)", Wait: 41500 * time.Millisecond}
 	}
 	structured := args.Raw
 	if structured == "" {
 		structured = "{}"
 	}
 	text := string(gjson.AppendJSONString(nil, structured+" "+auth))
-	return []byte(`{"content":[{"type":"text","text":` + text + `}],"structuredContent":` + structured + `}`), true, false, 0
+	return []byte(`{"content":[{"type":"text","text":` + text + `}],"structuredContent":` + structured + `}`), nil
 }
 
 func testHandler() *Handler {
@@ -203,7 +205,7 @@ func duplicateMember(b []byte) string {
 // panicTools fails inside a tool, as a bug would.
 type panicTools struct{ fakeTools }
 
-func (panicTools) Call(context.Context, string, rawjson.Value, string) ([]byte, bool, bool, time.Duration) {
+func (panicTools) Call(context.Context, string, rawjson.Value, string) ([]byte, error) {
 	panic("bug in a tool")
 }
 

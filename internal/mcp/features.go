@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/jsonrpc"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
@@ -34,48 +33,25 @@ type Prompts interface {
 	Complete(ctx context.Context, ref, argument rawjson.Value, served func(tool string) bool, authorization string) ([]byte, error)
 }
 
-// Errors of Resources and Prompts are told apart by their methods, so that
-// their packages need not import this one:
-//   - ResourceNotFound() string, the URI: the protocol's resource-not-found
-//     error (-32002 before 2026-07-28, -32602 since), with data.uri;
-//   - InvalidParams() bool: -32602;
-//   - Refused() bool: Memos refused the caller's credentials, which the
-//     answer then says as a tool call's would (Options.Revoked);
-//   - RetryAfter() (time.Duration, bool): Memos asked to wait (its 429);
-//   - anything else: -32603 with the error's message, which is written for
-//     the caller (Memos' answer, or why there was none).
+// answerError answers c with err, an error of Resources or Prompts: a
+// *jsonrpc.Error is the protocol error it names (the resource-not-found of
+// the legacy era is invalid params since 2026-07-28); Memos refusing the
+// caller's credentials or asking to wait (*memos.Error) is noted for the
+// answer as a tool call's would be (Options.Revoked); anything else is
+// -32603 with the error's message, which is written for the caller
+// (Memos' answer, or why there was none).
 func (h *Handler) answerError(ctx context.Context, c *call, err error) reply {
-	g := grantOf(ctx)
-	var refused interface{ Refused() bool }
-	if errors.As(err, &refused) && refused.Refused() {
-		g.refused = true
-	}
-	var limited interface {
-		RetryAfter() (time.Duration, bool)
-	}
-	if errors.As(err, &limited) {
-		if wait, ok := limited.RetryAfter(); ok {
-			g.wait = max(g.wait, wait)
-		}
-	}
-	var notFound interface{ ResourceNotFound() string }
-	var invalid interface{ InvalidParams() bool }
-	switch {
-	case errors.As(err, &notFound):
-		code := codeResourceNotFound
+	stateOf(ctx).noteMemos(err)
+	var rpc *jsonrpc.Error
+	if errors.As(err, &rpc) && (rpc.Code == jsonrpc.CodeInvalidParams || rpc.Code == jsonrpc.CodeResourceNotFound) {
+		e := *rpc
 		if c.modern {
-			code = jsonrpc.CodeInvalidParams
+			e.Code = jsonrpc.CodeInvalidParams
 		}
-		data := append(rawjson.AppendString([]byte(`{"uri":`), notFound.ResourceNotFound()), '}')
-		return h.fail(c, h.paramsStatus(c), &jsonrpc.Error{Code: code, Message: err.Error(), Data: data})
-	case errors.As(err, &invalid) && invalid.InvalidParams():
-		return h.fail(c, h.paramsStatus(c), &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()})
+		return h.fail(c, h.paramsStatus(c), &e)
 	}
 	return h.fail(c, 200, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()})
 }
-
-// codeResourceNotFound is the resource-not-found error before 2026-07-28.
-const codeResourceNotFound = -32002
 
 // Caching members of the results below (2026-07-28 requires them; earlier
 // clients ignore them). The templates never change within a deployment;
@@ -98,43 +74,36 @@ func withMembers(result []byte, members string) []byte {
 	return append(b, '}')
 }
 
-// serveFeature answers the methods of resources, prompts and completions;
-// ok is false for any other method, or one whose capability is not served.
-func (h *Handler) serveFeature(ctx context.Context, c *call) (r reply, ok bool) {
-	res, prompts := h.opts.Resources, h.opts.Prompts
-	params := c.msg.Params
-	auth := c.req.Header.Get("authorization")
-	switch m := c.msg.Method; {
-	case res != nil && m == "resources/templates/list":
-		return h.ok(c, h.templates()), true
-	case res != nil && m == "resources/list":
-		cursor := params.Get("cursor")
-		if cursor.Exists() && cursor.Kind != rawjson.String {
-			return h.fail(c, h.paramsStatus(c), &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: `invalid params: "cursor" must be a string`}), true
-		}
-		return h.result(ctx, c, cachePrivate)(res.List(ctx, cursor.Str, auth)), true
-	case res != nil && m == "resources/read":
-		uri := params.Get("uri")
-		if uri.Kind != rawjson.String {
-			return h.fail(c, h.paramsStatus(c), &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: `invalid params: "uri" must be a string`}), true
-		}
-		return h.result(ctx, c, cachePrivate)(res.Read(ctx, uri.Str, auth)), true
-	case prompts != nil && m == "prompts/list":
-		return h.ok(c, h.promptList(ctx)), true
-	case prompts != nil && m == "prompts/get":
-		name := params.Get("name")
-		if name.Kind != rawjson.String {
-			return h.fail(c, h.paramsStatus(c), &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: `invalid params: "name" must be a string`}), true
-		}
-		return h.result(ctx, c, "")(prompts.Get(name.Str, params.Get("arguments"), h.served(ctx))), true
-	case prompts != nil && m == "completion/complete":
-		ref, arg := params.Get("ref"), params.Get("argument")
-		if !ref.IsObject() || !arg.IsObject() {
-			return h.fail(c, h.paramsStatus(c), &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: `invalid params: "ref" and "argument" must be objects`}), true
-		}
-		return h.result(ctx, c, "")(prompts.Complete(ctx, ref, arg, h.served(ctx), auth)), true
+func (h *Handler) resourcesList(ctx context.Context, c *call) reply {
+	cursor := c.msg.Params.Get("cursor")
+	if cursor.Exists() && cursor.Kind != rawjson.String {
+		return h.invalid(c, `invalid params: "cursor" must be a string`)
 	}
-	return reply{}, false
+	return h.result(ctx, c, cachePrivate)(h.opts.Resources.List(ctx, cursor.Str, c.req.Header.Get("authorization")))
+}
+
+func (h *Handler) resourcesRead(ctx context.Context, c *call) reply {
+	uri := c.msg.Params.Get("uri")
+	if uri.Kind != rawjson.String {
+		return h.invalid(c, `invalid params: "uri" must be a string`)
+	}
+	return h.result(ctx, c, cachePrivate)(h.opts.Resources.Read(ctx, uri.Str, c.req.Header.Get("authorization")))
+}
+
+func (h *Handler) promptsGet(ctx context.Context, c *call) reply {
+	name := c.msg.Params.Get("name")
+	if name.Kind != rawjson.String {
+		return h.invalid(c, `invalid params: "name" must be a string`)
+	}
+	return h.result(ctx, c, "")(h.opts.Prompts.Get(name.Str, c.msg.Params.Get("arguments"), h.served(ctx)))
+}
+
+func (h *Handler) complete(ctx context.Context, c *call) reply {
+	ref, arg := c.msg.Params.Get("ref"), c.msg.Params.Get("argument")
+	if !ref.IsObject() || !arg.IsObject() {
+		return h.invalid(c, `invalid params: "ref" and "argument" must be objects`)
+	}
+	return h.result(ctx, c, "")(h.opts.Prompts.Complete(ctx, ref, arg, h.served(ctx), c.req.Header.Get("authorization")))
 }
 
 // result returns what answers c with a result, to which members are added,
@@ -162,7 +131,7 @@ func (h *Handler) templates() []byte {
 // once for each.
 func (h *Handler) promptList(ctx context.Context) []byte {
 	l := &h.full.prompts
-	if grantOf(ctx).readOnly {
+	if stateOf(ctx).readOnly {
 		l = &h.readOnly.prompts
 	}
 	l.once.Do(func() { l.result = withMembers(h.opts.Prompts.ListJSON(h.served(ctx)), cacheGrant) })
@@ -172,7 +141,7 @@ func (h *Handler) promptList(ctx context.Context) []byte {
 // served reports whether the caller of ctx is served a tool.
 func (h *Handler) served(ctx context.Context) func(tool string) bool {
 	names := h.fullNames()
-	if grantOf(ctx).readOnly {
+	if stateOf(ctx).readOnly {
 		names = h.readOnlyNames()
 	}
 	return func(tool string) bool { return names[tool] }

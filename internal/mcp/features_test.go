@@ -2,14 +2,14 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos/memostest"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/prompts"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/resources"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/upstream/upstreamtest"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
 
@@ -27,16 +27,16 @@ func (t memosTools) ListJSON() []byte {
 	return []byte(list + "]")
 }
 
-func (memosTools) Call(context.Context, string, rawjson.Value, string) ([]byte, bool, bool, time.Duration) {
-	return nil, false, false, 0
+func (memosTools) Call(context.Context, string, rawjson.Value, string) ([]byte, error) {
+	return nil, errors.New("unknown tool")
 }
 
 // featureHandler serves resources, prompts and completions from a fake
-// Memos (internal/upstream/upstreamtest). "Bearer read-only" is a
+// Memos (internal/memos/memostest). "Bearer read-only" is a
 // read-only grant of alice's token; "Bearer issued-dead" a grant whose
 // Memos token was deleted, which Revoked answers with a 401.
-func featureHandler(memos *upstreamtest.Memos) *Handler {
-	client := memos.Client(1 << 20)
+func featureHandler(fake *memostest.Memos) *Handler {
+	client := fake.Client(1 << 20)
 	return NewHandler(Options{
 		Name: "test-server", Version: "1.2.3", MaxBodyBytes: 4096, MaxResponseBytes: 8192,
 		Tools: memosTools{}, ReadOnlyTools: memosTools{readOnly: true},
@@ -44,9 +44,9 @@ func featureHandler(memos *upstreamtest.Memos) *Handler {
 		Authorize: func(_ context.Context, req *web.Request) (string, bool, *web.Response) {
 			switch auth := req.Header.Get("authorization"); auth {
 			case "Bearer read-only":
-				return upstreamtest.Token, true, nil
+				return memostest.Token, true, nil
 			case "Bearer issued-dead":
-				return upstreamtest.Deleted, false, nil
+				return memostest.Deleted, false, nil
 			default:
 				return auth, false, nil
 			}
@@ -65,7 +65,7 @@ func featureHandler(memos *upstreamtest.Memos) *Handler {
 // tools-only one.
 func handlerFor(script string) *Handler {
 	if strings.HasPrefix(script, "features") {
-		return featureHandler(&upstreamtest.Memos{})
+		return featureHandler(&memostest.Memos{})
 	}
 	return testHandler()
 }
@@ -103,21 +103,21 @@ func TestFeatureGrants(t *testing.T) {
 		{name: "read-only grant reads an attachment", auth: "Bearer read-only", body: readAttachment, status: 200, answer: `"text":"hello world"`},
 		{name: "read-only grant lists memos", auth: "Bearer read-only", body: listResources, status: 200, answer: `"uri":"memo://memos/m1"`},
 		{name: "read-only grant completes no capture", auth: "Bearer read-only", body: completeTags, status: 200, answer: `unknown prompt \"capture\"`},
-		{name: "full grant completes tags", auth: upstreamtest.Token, body: completeTags, status: 200, answer: `"values":["work","work/boiler","Workshop"]`},
+		{name: "full grant completes tags", auth: memostest.Token, body: completeTags, status: 200, answer: `"values":["work","work/boiler","Workshop"]`},
 		{name: "read-only grant lists prompts without capture", auth: "Bearer read-only", body: listPrompts, status: 200, answer: `"name":"find"`, absent: `"capture"`},
 		{name: "read-only grant gets no capture", auth: "Bearer read-only", body: getCapture, status: 200, answer: `unknown prompt \"capture\"`},
-		{name: "full grant gets capture", auth: upstreamtest.Token, body: getCapture, status: 200, answer: `Create it with memo_create_memo`},
-		{name: "full grant lists capture", auth: upstreamtest.Token, body: listPrompts, status: 200, answer: `"name":"capture"`},
+		{name: "full grant gets capture", auth: memostest.Token, body: getCapture, status: 200, answer: `Create it with memo_create_memo`},
+		{name: "full grant lists capture", auth: memostest.Token, body: listPrompts, status: 200, answer: `"name":"capture"`},
 		{name: "revoked grant reads", auth: "Bearer issued-dead", body: readMemo, status: 401, answer: "invalid_token", header: `www-authenticate: Bearer error="invalid_token"`},
 		{name: "revoked grant lists", auth: "Bearer issued-dead", body: listResources, status: 401, answer: "invalid_token"},
 		{name: "revoked grant completes tags", auth: "Bearer issued-dead", body: completeTags, status: 401, answer: "invalid_token"},
 		{name: "revoked grant in a batch", auth: "Bearer issued-dead", body: "[" + listTemplates + "," + readMemo + "]", status: 401, answer: "invalid_token"},
 		{name: "revoked grant without a Memos request", auth: "Bearer issued-dead", body: getCapture, status: 200, answer: "memo_create_memo"},
-		{name: "plain token refused", auth: upstreamtest.Deleted, body: readMemo, status: 200, answer: `{"code":-32603,"message":"401 Unauthorized: authentication required"}`},
-		{name: "rate limited", auth: upstreamtest.Busy, body: readAttachment, status: 200, answer: "429 Too Many Requests", header: "retry-after: 42"},
+		{name: "plain token refused", auth: memostest.Deleted, body: readMemo, status: 200, answer: `{"code":-32603,"message":"401 Unauthorized: authentication required"}`},
+		{name: "rate limited", auth: memostest.Busy, body: readAttachment, status: 200, answer: "429 Too Many Requests", header: "retry-after: 42"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			resp := post(featureHandler(&upstreamtest.Memos{}), tc.auth, tc.body)
+			resp := post(featureHandler(&memostest.Memos{}), tc.auth, tc.body)
 			body := string(resp.Body)
 			if resp.Status != tc.status || !strings.Contains(body, tc.answer) || (tc.absent != "" && strings.Contains(body, tc.absent)) {
 				t.Errorf("%d %s", resp.Status, body)
@@ -151,10 +151,10 @@ func TestFeatureCost(t *testing.T) {
 		{"batch of five", "[" + readMemo + "," + readAttachment + "," + listResources + "," + completeTags + "," + readMemo + "]", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			memos := &upstreamtest.Memos{}
-			resp := post(featureHandler(memos), upstreamtest.Token, tc.body)
-			if n := len(memos.Requests()); n != tc.requests {
-				t.Errorf("%d requests to Memos, want %d: %v (answer %d %.300s)", n, tc.requests, memos.Requests(), resp.Status, resp.Body)
+			fake := &memostest.Memos{}
+			resp := post(featureHandler(fake), memostest.Token, tc.body)
+			if n := len(fake.Requests()); n != tc.requests {
+				t.Errorf("%d requests to Memos, want %d: %v (answer %d %.300s)", n, tc.requests, fake.Requests(), resp.Status, resp.Body)
 			}
 		})
 	}

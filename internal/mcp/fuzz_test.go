@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
@@ -90,7 +89,7 @@ type countingTools struct {
 	calls atomic.Int64
 }
 
-func (c *countingTools) Call(ctx context.Context, name string, args rawjson.Value, auth string) ([]byte, bool, bool, time.Duration) {
+func (c *countingTools) Call(ctx context.Context, name string, args rawjson.Value, auth string) ([]byte, error) {
 	c.calls.Add(1)
 	return c.Tools.Call(ctx, name, args, auth)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/accesslog"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/jsonrpc"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
@@ -79,11 +80,11 @@ type Options struct {
 type Tools interface {
 	// ListJSON returns the JSON array of tool definitions.
 	ListJSON() []byte
-	// Call runs the named tool and returns a CallToolResult object as JSON.
-	// ok is false when no tool has that name; refused is true when Memos
-	// refused the credentials (the result says so too); wait is how long
-	// Memos asked to wait before retrying (its 429), 0 for other answers.
-	Call(ctx context.Context, name string, args rawjson.Value, authorization string) (result []byte, ok, refused bool, wait time.Duration)
+	// Call runs the named tool, one that ListJSON lists, and returns a
+	// CallToolResult object as JSON, or the error the result reports
+	// (isError). A *memos.Error says whether Memos refused the credentials
+	// or asked to wait (its 429).
+	Call(ctx context.Context, name string, args rawjson.Value, authorization string) ([]byte, error)
 }
 
 // Handler answers POST requests at the MCP endpoint. It holds no per-client
@@ -111,25 +112,34 @@ type prepared struct {
 	result []byte
 }
 
-// grant is what a request's credentials allow, and what its answer must
-// say about them.
-type grant struct {
-	readOnly     bool
+// state is what one HTTP request's credentials allow, and what its answer
+// must say about them, gathered as its messages are served.
+type state struct {
+	readOnly     bool // the credentials are a read-only grant
 	insufficient bool // a tool call needed more than the grant allows
-	refused      bool // Memos refused the credentials in a tool call
-	// wait is the longest wait Memos asked for in a tool call (its 429),
-	// which the answer's Retry-After passes on.
+	refused      bool // Memos refused the credentials in a tool call or a read
+	// wait is the longest wait Memos asked for (its 429), which the
+	// answer's Retry-After passes on.
 	wait time.Duration
 }
 
-type grantKey struct{}
+type stateKey struct{}
 
-// grantOf returns the grant of the request ctx belongs to.
-func grantOf(ctx context.Context) *grant {
-	if g, ok := ctx.Value(grantKey{}).(*grant); ok {
-		return g
+// stateOf returns the state of the request ctx belongs to.
+func stateOf(ctx context.Context) *state {
+	if st, ok := ctx.Value(stateKey{}).(*state); ok {
+		return st
 	}
-	return &grant{}
+	return &state{}
+}
+
+// noteMemos notes what a failure from Memos says about the credentials
+// and about waiting.
+func (st *state) noteMemos(err error) {
+	if e, ok := memos.AsError(err); ok {
+		st.refused = st.refused || e.Refused
+		st.wait = max(st.wait, e.Wait)
+	}
 }
 
 // NewHandler returns a Handler for opts.
@@ -188,8 +198,8 @@ func (h *Handler) Serve(ctx context.Context, req *web.Request) *web.Response {
 		header["allow"] = "POST"
 		return refuse(405, header, "method not allowed: the MCP endpoint takes POST only (no SSE stream, no sessions)")
 	}
-	g := &grant{}
-	ctx = context.WithValue(ctx, grantKey{}, g)
+	st := &state{}
+	ctx = context.WithValue(ctx, stateKey{}, st)
 	original := req
 	if h.opts.Authorize != nil {
 		authorization, readOnly, refusal := h.opts.Authorize(ctx, req)
@@ -197,7 +207,7 @@ func (h *Handler) Serve(ctx context.Context, req *web.Request) *web.Response {
 			return refuseWith(ctx, header, refusal)
 		}
 		req = withAuthorization(req, authorization)
-		g.readOnly = readOnly && h.opts.ReadOnlyTools != nil
+		st.readOnly = readOnly && h.opts.ReadOnlyTools != nil
 	}
 	if refusal := h.checkBody(req, header); refusal != nil {
 		return refusal
@@ -217,18 +227,18 @@ func (h *Handler) Serve(ctx context.Context, req *web.Request) *web.Response {
 		accesslog.From(ctx).SetOutcome(accesslog.Notification)
 		return &web.Response{Status: 202, Header: header}
 	}
-	if g.refused && h.opts.Revoked != nil {
+	if st.refused && h.opts.Revoked != nil {
 		if refusal := h.opts.Revoked(original); refusal != nil {
 			return refuseWith(ctx, header, refusal)
 		}
 	}
-	if g.insufficient && !body.IsArray() && h.opts.ScopeChallenge != nil {
+	if st.insufficient && !body.IsArray() && h.opts.ScopeChallenge != nil {
 		header["www-authenticate"] = h.opts.ScopeChallenge(req)
 	}
-	if g.wait > 0 {
+	if st.wait > 0 {
 		// The status stays 200, so that clients read the tool's result; the
 		// field tells those that look when Memos takes calls again.
-		header["retry-after"] = web.RetryAfter(g.wait)
+		header["retry-after"] = web.RetryAfter(st.wait)
 	}
 	return jsonResponse(r.status, header, r.body)
 }
@@ -249,12 +259,9 @@ func refuseWith(ctx context.Context, header web.Header, refusal *web.Response) *
 const (
 	MaxBatchItems = 16 // messages in one batch
 	// MaxBatchCalls bounds the requests of a batch that ask Memos
-	// (callsMemos), each at most a few requests to it.
+	// (method.asksMemos), each at most a few requests to it.
 	MaxBatchCalls = 4
 )
-
-// callsMemos are the methods whose answer asks Memos.
-var callsMemos = []string{"tools/call", "resources/list", "resources/read", "completion/complete"}
 
 // withAuthorization returns a copy of req whose Authorization header is
 // authorization, the credentials to send to Memos.
@@ -282,7 +289,7 @@ func (h *Handler) serveBatch(ctx context.Context, req *web.Request, batch rawjso
 	items, calls := 0, 0
 	batch.ForEach(func(_, item rawjson.Value) bool {
 		items++
-		if slices.Contains(callsMemos, item.Get("method").Str) {
+		if asksMemos(item.Get("method").Str) {
 			calls++
 		}
 		return items <= MaxBatchItems
@@ -294,7 +301,7 @@ func (h *Handler) serveBatch(ctx context.Context, req *web.Request, batch rawjso
 	case items > MaxBatchItems:
 		problem = "invalid request: a batch may hold at most " + strconv.Itoa(MaxBatchItems) + " messages"
 	case calls > MaxBatchCalls:
-		problem = "invalid request: a batch may hold at most " + strconv.Itoa(MaxBatchCalls) + " requests that ask Memos (" + strings.Join(callsMemos, ", ") + "); send the others separately"
+		problem = "invalid request: a batch may hold at most " + strconv.Itoa(MaxBatchCalls) + " requests that ask Memos (" + methodsAskingMemos() + "); send the others separately"
 	}
 	if problem != "" {
 		return reply{400, jsonrpc.ErrorResponse(nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: problem})}
@@ -367,10 +374,10 @@ func (h *Handler) serveOne(ctx context.Context, req *web.Request, raw rawjson.Va
 		}
 		if msg.Method != "initialize" && !isLegacy(c.version) {
 			return h.fail(c, 400, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
-				Message: "unsupported MCP-Protocol-Version " + quote(c.version) + "; supported: " + strings.Join(supportedVersions, ", ")})
+				Message: "unsupported MCP-Protocol-Version " + rawjson.Quote(c.version) + "; supported: " + strings.Join(supportedVersions, ", ")})
 		}
 	}
-	c.log.SetCall(logged(c.version, supportedVersions), logged(msg.Method, knownMethods))
+	c.logCall()
 	return h.dispatch(ctx, c)
 }
 
@@ -386,19 +393,20 @@ func (h *Handler) checkModern(c *call, meta rawjson.Value, headerVersion string)
 	c.version = version.Str
 	if headerVersion != c.version {
 		return h.fail(c, 400, &jsonrpc.Error{Code: codeHeaderMismatch,
-			Message: "header mismatch: MCP-Protocol-Version " + quote(headerVersion) + " differs from _meta protocolVersion " + quote(c.version)}), false
+			Message: "header mismatch: MCP-Protocol-Version " + rawjson.Quote(headerVersion) + " differs from _meta protocolVersion " + rawjson.Quote(c.version)}), false
 	}
 	if c.version != Version2026 {
 		data := []byte(`{"supported":` + supportedJSON + `,"requested":`)
 		data = append(rawjson.AppendString(data, c.version), '}')
 		return h.fail(c, 400, &jsonrpc.Error{Code: codeUnsupportedVersion,
-			Message: "unsupported protocol version " + quote(c.version), Data: data}), false
+			Message: "unsupported protocol version " + rawjson.Quote(c.version), Data: data}), false
 	}
 	if m := strings.TrimSpace(c.req.Header.Get("mcp-method")); m != c.msg.Method {
 		return h.fail(c, 400, &jsonrpc.Error{Code: codeHeaderMismatch,
-			Message: "header mismatch: Mcp-Method " + quote(m) + " differs from the body's method " + quote(c.msg.Method)}), false
+			Message: "header mismatch: Mcp-Method " + rawjson.Quote(m) + " differs from the body's method " + rawjson.Quote(c.msg.Method)}), false
 	}
-	if param := nameParams[c.msg.Method]; param != "" {
+	if m := methodNamed(c.msg.Method); m != nil && m.nameParam != "" {
+		param := m.nameParam
 		raw := c.req.Header.Get("mcp-name")
 		name, ok := decodeHeaderValue(raw)
 		want := c.msg.Params.Get(param).String()
@@ -409,21 +417,17 @@ func (h *Handler) checkModern(c *call, meta rawjson.Value, headerVersion string)
 			return h.fail(c, 400, &jsonrpc.Error{Code: codeHeaderMismatch, Message: "header mismatch: Mcp-Name is not valid base64 inside =?base64?…?="}), false
 		case name != want:
 			return h.fail(c, 400, &jsonrpc.Error{Code: codeHeaderMismatch,
-				Message: "header mismatch: Mcp-Name " + quote(name) + " differs from the body's params." + param + " " + quote(want)}), false
+				Message: "header mismatch: Mcp-Name " + rawjson.Quote(name) + " differs from the body's params." + param + " " + rawjson.Quote(want)}), false
 		}
 	}
 	return reply{}, true
 }
 
-// nameParams are the methods whose requests carry Mcp-Name in 2026-07-28,
-// with the parameter it repeats.
-var nameParams = map[string]string{"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
-
 // fail answers c with a JSON-RPC error. Legacy-era errors travel on HTTP 200
 // (SDK clients treat any other status as a transport failure) unless the
 // transport itself is at fault; 2026-07-28 errors keep their status.
 func (h *Handler) fail(c *call, status int, e *jsonrpc.Error) reply {
-	c.log.SetCall(logged(c.version, supportedVersions), logged(c.msg.Method, knownMethods))
+	c.logCall()
 	c.log.SetOutcome(accesslog.ProtocolError)
 	if c.msg.IsNotification() && status < 400 {
 		return reply{}
@@ -431,20 +435,18 @@ func (h *Handler) fail(c *call, status int, e *jsonrpc.Error) reply {
 	return reply{status, jsonrpc.ErrorResponse(c.msg.ID, e)}
 }
 
-// knownMethods are the methods whose names the access log records; any
-// other name is the caller's text, which may carry anything (a token too).
-var knownMethods = []string{"initialize", "ping", "tools/list", "tools/call", "server/discover", "notifications/initialized", "notifications/cancelled",
-	"resources/list", "resources/templates/list", "resources/read", "prompts/list", "prompts/get", "completion/complete"}
-
-// logged returns s when it is one of known, else "other".
-func logged(s string, known []string) string {
-	if slices.Contains(known, s) {
-		return s
+// logCall records the call's version and method in the access log: only
+// the ones the handler knows by name, since any other is the caller's
+// text, which may carry anything (a token too).
+func (c *call) logCall() {
+	version, method := c.version, c.msg.Method
+	if version != "" && !slices.Contains(supportedVersions, version) {
+		version = "other"
 	}
-	if s == "" {
-		return ""
+	if method != "" && methodNamed(method) == nil {
+		method = "other"
 	}
-	return "other"
+	c.log.SetCall(version, method)
 }
 
 func jsonResponse(status int, header web.Header, body []byte) *web.Response {
@@ -454,5 +456,3 @@ func jsonResponse(status int, header web.Header, body []byte) *web.Response {
 	header["content-type"] = "application/json"
 	return &web.Response{Status: status, Header: header, Body: body}
 }
-
-func quote(s string) string { return string(rawjson.AppendString(nil, s)) }

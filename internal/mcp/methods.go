@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"strings"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/jsonrpc"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
@@ -11,33 +12,107 @@ import (
 // server/discover: the tool set changes only with a new deployment.
 const listTTLMillis = "3600000"
 
-// dispatch runs the method of c.
+// method is one row of the table of the methods the handler serves.
+type method struct {
+	name string
+	// serve answers a request; nil for a notification, which needs no
+	// action and is listed only so that the access log names it.
+	serve func(h *Handler, ctx context.Context, c *call) reply
+	// era limits the method to the legacy versions or to 2026-07-28.
+	era era
+	// served reports whether the deployment serves the method's
+	// capability (resources, prompts); nil is always.
+	served func(o *Options) bool
+	// asksMemos marks a method whose answer asks Memos, which a batch
+	// holds at most MaxBatchCalls of.
+	asksMemos bool
+	// nameParam is the parameter that the Mcp-Name header of 2026-07-28
+	// repeats; "" when the method has none.
+	nameParam string
+}
+
+// era is the protocol era a method exists in.
+type era int
+
+const (
+	bothEras era = iota
+	legacyOnly
+	modernOnly
+)
+
+// methods are every method the handler knows, in the order they are listed
+// in messages. (They are set by init: their handlers refer to the table.)
+var methods []method
+
+func init() { methods = methodTable() }
+
+func methodTable() []method {
+	return []method{
+		{name: "initialize", era: legacyOnly, serve: func(h *Handler, _ context.Context, c *call) reply {
+			return h.ok(c, h.initializeResult(c.msg.Params.Get("protocolVersion").String()))
+		}},
+		{name: "ping", era: legacyOnly, serve: func(h *Handler, _ context.Context, c *call) reply { return h.ok(c, []byte(`{}`)) }},
+		{name: "server/discover", era: modernOnly, serve: func(h *Handler, _ context.Context, c *call) reply { return h.ok(c, h.discoverResult()) }},
+		{name: "notifications/initialized"},
+		{name: "notifications/cancelled"},
+		{name: "tools/list", serve: func(h *Handler, ctx context.Context, c *call) reply { return h.ok(c, h.toolsList(ctx)) }},
+		{name: "tools/call", serve: (*Handler).toolsCall, asksMemos: true, nameParam: "name"},
+		{name: "resources/templates/list", served: servesResources, serve: func(h *Handler, _ context.Context, c *call) reply { return h.ok(c, h.templates()) }},
+		{name: "resources/list", served: servesResources, serve: (*Handler).resourcesList, asksMemos: true},
+		{name: "resources/read", served: servesResources, serve: (*Handler).resourcesRead, asksMemos: true, nameParam: "uri"},
+		{name: "prompts/list", served: servesPrompts, serve: func(h *Handler, ctx context.Context, c *call) reply { return h.ok(c, h.promptList(ctx)) }},
+		{name: "prompts/get", served: servesPrompts, serve: (*Handler).promptsGet, nameParam: "name"},
+		{name: "completion/complete", served: servesPrompts, serve: (*Handler).complete, asksMemos: true},
+	}
+}
+
+func servesResources(o *Options) bool { return o.Resources != nil }
+func servesPrompts(o *Options) bool   { return o.Prompts != nil }
+
+// methodNamed returns the row of the named method; nil for an unknown one.
+func methodNamed(name string) *method {
+	for i := range methods {
+		if methods[i].name == name {
+			return &methods[i]
+		}
+	}
+	return nil
+}
+
+// asksMemos reports whether a method's answer asks Memos.
+func asksMemos(name string) bool {
+	m := methodNamed(name)
+	return m != nil && m.asksMemos
+}
+
+// methodsAskingMemos names the methods whose answer asks Memos, for a
+// message.
+func methodsAskingMemos() string {
+	var names []string
+	for _, m := range methods {
+		if m.asksMemos {
+			names = append(names, m.name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// dispatch runs the method of c: a method unknown, of the other era, or of
+// a capability not served is not found.
 func (h *Handler) dispatch(ctx context.Context, c *call) reply {
-	m := c.msg.Method
 	if c.msg.IsNotification() {
 		// Legacy notifications (initialized, cancelled, …) need no action.
 		return reply{}
 	}
-	switch {
-	case m == "tools/list":
-		return h.ok(c, h.toolsList(ctx))
-	case m == "tools/call":
-		return h.toolsCall(ctx, c)
-	case m == "server/discover" && c.modern:
-		return h.ok(c, h.discoverResult())
-	case m == "initialize" && !c.modern:
-		return h.ok(c, h.initializeResult(c.msg.Params.Get("protocolVersion").String()))
-	case m == "ping" && !c.modern:
-		return h.ok(c, []byte(`{}`))
-	}
-	if r, ok := h.serveFeature(ctx, c); ok {
-		return r
+	m := methodNamed(c.msg.Method)
+	if m != nil && m.serve != nil && (m.era == bothEras || (m.era == modernOnly) == c.modern) && (m.served == nil || m.served(&h.opts)) {
+		return m.serve(h, ctx, c)
 	}
 	status := 200
 	if c.modern {
 		status = 404
 	}
-	return h.fail(c, status, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: " + quote(m)})
+	return h.fail(c, status, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: " + rawjson.Quote(c.msg.Method)})
 }
 
 // ok answers c with result; in 2026-07-28, resultType and serverInfo are
@@ -80,7 +155,7 @@ func (h *Handler) discoverResult() []byte {
 // same authorization: its cache scope is private.
 func (h *Handler) toolsList(ctx context.Context) []byte {
 	tools, list := h.opts.Tools, &h.full.tools
-	if grantOf(ctx).readOnly {
+	if stateOf(ctx).readOnly {
 		tools, list = h.opts.ReadOnlyTools, &h.readOnly.tools
 	}
 	list.once.Do(func() {
@@ -99,28 +174,41 @@ func (h *Handler) toolsList(ctx context.Context) []byte {
 func (h *Handler) toolsCall(ctx context.Context, c *call) reply {
 	name := c.msg.Params.Get("name")
 	if name.Kind != rawjson.String {
-		return h.fail(c, h.paramsStatus(c), &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: `invalid params: "name" must be a string`})
+		return h.invalid(c, `invalid params: "name" must be a string`)
 	}
-	args := c.msg.Params.Get("arguments")
-	g, tools := grantOf(ctx), h.opts.Tools
-	if g.readOnly {
+	st, tools := stateOf(ctx), h.opts.Tools
+	if st.readOnly {
 		tools = h.opts.ReadOnlyTools
 	}
-	result, ok, refused, wait := tools.Call(ctx, name.Str, args, c.req.Header.Get("authorization"))
-	g.refused = g.refused || refused
-	g.wait = max(g.wait, wait)
-	if !ok && g.readOnly && h.fullNames()[name.Str] {
-		g.insufficient = true
-		return h.fail(c, 403, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
-			Message: "insufficient scope: " + quote(name.Str) + " changes memos, which this read-only grant does not allow; connect again with read and write access"})
+	if !h.served(ctx)(name.Str) {
+		if st.readOnly && h.fullNames()[name.Str] {
+			st.insufficient = true
+			return h.fail(c, 403, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+				Message: "insufficient scope: " + rawjson.Quote(name.Str) + " changes memos, which this read-only grant does not allow; connect again with read and write access"})
+		}
+		return h.invalid(c, "unknown tool: "+rawjson.Quote(name.Str))
 	}
-	if !ok {
-		return h.fail(c, h.paramsStatus(c), &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "unknown tool: " + quote(name.Str)})
+	result, err := tools.Call(ctx, name.Str, c.msg.Params.Get("arguments"), c.req.Header.Get("authorization"))
+	if err != nil {
+		st.noteMemos(err)
+		return h.ok(c, toolError(err.Error()))
 	}
 	if !hasResourceLinks(c.version) {
 		result = withoutResourceLinks(result)
 	}
 	return h.ok(c, result)
+}
+
+// toolError is a CallToolResult that reports a tool's failure to the model.
+func toolError(msg string) []byte {
+	b := []byte(`{"content":[{"type":"text","text":`)
+	b = rawjson.AppendString(b, msg)
+	return append(b, `}],"isError":true}`...)
+}
+
+// invalid answers c with an invalid-params error.
+func (h *Handler) invalid(c *call, msg string) reply {
+	return h.fail(c, h.paramsStatus(c), jsonrpc.InvalidParams(msg))
 }
 
 // paramsStatus is the HTTP status of an invalid-params error: 200 in the

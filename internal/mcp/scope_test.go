@@ -2,9 +2,9 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
@@ -15,8 +15,8 @@ import (
 type readOnlyTools struct{}
 
 func (readOnlyTools) ListJSON() []byte { return []byte(`[]`) }
-func (readOnlyTools) Call(context.Context, string, rawjson.Value, string) ([]byte, bool, bool, time.Duration) {
-	return nil, false, false, 0
+func (readOnlyTools) Call(context.Context, string, rawjson.Value, string) ([]byte, error) {
+	return nil, errors.New("unknown tool")
 }
 
 // A read-only grant lists the read-only tools only, and a call to a tool

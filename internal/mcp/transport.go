@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/jsonrpc"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
 
@@ -34,7 +35,7 @@ func (h *Handler) admit(req *web.Request) (web.Header, *web.Response) {
 		return header, nil
 	}
 	if !h.originAllowed(origin, req.Host()) {
-		return header, refuse(403, header, "forbidden: origin "+quote(origin)+" may not call this endpoint (see ALLOWED_ORIGINS)")
+		return header, refuse(403, header, "forbidden: origin "+rawjson.Quote(origin)+" may not call this endpoint (see ALLOWED_ORIGINS)")
 	}
 	header["access-control-allow-origin"] = origin
 	header["access-control-expose-headers"] = corsExposeHeaders

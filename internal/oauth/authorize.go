@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,6 +11,8 @@ import (
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/accesslog"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
@@ -70,11 +71,11 @@ func (s *Server) consentRequest(ctx context.Context, req *web.Request, q uri.Val
 	problem := ""
 	switch {
 	case q.Get("response_type") != "code":
-		problem = "it asked for response_type " + quote(q.Get("response_type")) + "; this server answers code only"
+		problem = "it asked for response_type " + rawjson.Quote(q.Get("response_type")) + "; this server answers code only"
 	case q.Get("code_challenge") == "" || q.Get("code_challenge_method") != "S256":
 		problem = "it sent no PKCE code challenge with method S256, which this server requires"
 	case q.Get("resource") != "" && q.Get("resource") != resource(req):
-		problem = "it asked for access to " + quote(q.Get("resource")) + "; this server grants access to " + resource(req) + " only"
+		problem = "it asked for access to " + rawjson.Quote(q.Get("resource")) + "; this server grants access to " + resource(req) + " only"
 	case !knownScopes(scope):
 		problem = "it asked for scopes this server does not know; they are " + ScopeRead + " and " + ScopeWrite
 	}
@@ -205,21 +206,18 @@ func (s *Server) signIn(ctx context.Context, req *web.Request, form uri.Values, 
 	if err == nil {
 		return bearer, user, "", 0
 	}
-	var limited interface{ RetryAfter() (time.Duration, bool) }
-	if errors.As(err, &limited) {
-		if wait, ok := limited.RetryAfter(); ok {
-			return "", "", "Memos is refusing sign-ins for now (too many attempts). Try again in " + minutes(wait) + ".", 429
-		}
-	}
-	var challenged interface{ ChallengeRequired() bool }
-	if errors.As(err, &challenged) && challenged.ChallengeRequired() {
+	e, _ := memos.AsError(err)
+	switch {
+	case e != nil && e.Wait > 0:
+		return "", "", "Memos is refusing sign-ins for now (too many attempts). Try again in " + minutes(e.Wait) + ".", 429
+	case e != nil && e.Challenge:
 		return "", "", "This Memos instance asks for a captcha at sign-in, which only its own web app can show. Sign in there, create an access token under Settings, Access tokens, and paste it here instead.", 400
 	}
 	refused, status := "Memos did not accept this username and password.", 502
 	if pasted != "" {
 		refused = "Memos did not accept this access token."
 	}
-	if refusedByMemos(err) {
+	if memos.IsRefused(err) {
 		accesslog.From(ctx).SetOutcome(accesslog.CredentialsRefused)
 		status = 400
 	}
@@ -255,18 +253,11 @@ func minutes(d time.Duration) string {
 // memosProblem says what went wrong with Memos, for the person: refused
 // credentials as refused, anything else as the instance's problem.
 func memosProblem(err error, refused string) string {
-	if refusedByMemos(err) {
+	if memos.IsRefused(err) {
 		return refused
 	}
 	logline.Print("consent: ", err.Error())
 	return "Memos could not be reached to check this: " + err.Error()
-}
-
-// refusedByMemos reports whether Memos refused the credentials behind err:
-// Memos implementations mark such errors with a Refused method.
-func refusedByMemos(err error) bool {
-	var r interface{ Refused() bool }
-	return errors.As(err, &r) && r.Refused()
 }
 
 // redirectTo sends the browser back to the client with params.

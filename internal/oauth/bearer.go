@@ -20,8 +20,7 @@ var errNotOurs = errors.New("not a token of this kind")
 // A refusal is the 401 to answer, with the challenge that starts the flow,
 // or a 503 when the grant's state cannot be read (never a guess).
 func (s *Server) Authorize(ctx context.Context, req *web.Request) (authorization string, readOnly bool, refusal *web.Response) {
-	raw := strings.TrimSpace(req.Header.Get("authorization"))
-	token, ok := bearerToken(raw)
+	token, ok := web.BearerToken(req.Header.Get("authorization"))
 	if !ok {
 		return "", false, unauthorized(req, "", "")
 	}
@@ -75,21 +74,13 @@ func (s *Server) verify(ctx context.Context, req *web.Request, token string) *we
 
 const revokedMessage = "Memos does not accept the token behind this credential (it was deleted or has expired): connect again"
 
-// bearerToken returns the token of an Authorization header value, and
-// whether the value is of the Bearer scheme with a token.
-func bearerToken(authorization string) (string, bool) {
-	scheme, token, _ := strings.Cut(strings.TrimSpace(authorization), " ")
-	token = strings.TrimSpace(token)
-	return token, strings.EqualFold(scheme, "bearer") && token != ""
-}
-
 // Revoked answers an /mcp request whose Memos token Memos refused in a tool
 // call although it was accepted moments before: it was deleted (as the
 // consent page tells people they may) or expired since. The token is
 // forgotten, and the 401 sends the client to refresh, which checks the
 // Memos token and fails, and then to sign in again.
 func (s *Server) Revoked(req *web.Request) *web.Response {
-	token, _ := bearerToken(req.Header.Get("authorization"))
+	token, _ := web.BearerToken(req.Header.Get("authorization"))
 	if r, err := s.open(purposeAccess, accessPrefix, token); err == nil {
 		token = r.Token
 	}

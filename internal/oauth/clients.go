@@ -215,8 +215,8 @@ func (s *Server) register(req *web.Request) *web.Response {
 	}
 	c.Name = cleanName(c.Name)
 	for _, g := range doc.Get("grant_types").Array() {
-		if g.Str != "authorization_code" && g.Str != "refresh_token" {
-			return withCORS(oauthError(400, "invalid_client_metadata", "grant_types may hold authorization_code and refresh_token only"))
+		if g.Str != grantCode && g.Str != grantRefresh {
+			return withCORS(oauthError(400, "invalid_client_metadata", "grant_types may hold "+grantCode+" and "+grantRefresh+" only"))
 		}
 	}
 	for _, t := range doc.Get("response_types").Array() {
@@ -240,27 +240,27 @@ func (s *Server) register(req *web.Request) *web.Response {
 
 // registration is the registration response of c.
 func (s *Server) registration(req *web.Request, c client) []byte {
-	b := []byte(`{"client_id":` + quote(c.ID))
+	b := []byte(`{"client_id":` + rawjson.Quote(c.ID))
 	b = append(b, `,"client_id_issued_at":`...)
 	b = strconv.AppendInt(b, s.opts.Now().Unix(), 10)
 	if c.AuthMethod != "none" {
-		b = append(b, `,"client_secret":`+quote(s.opts.Keys.MAC(purposeSecret, c.ID))+`,"client_secret_expires_at":0`...)
+		b = append(b, `,"client_secret":`+rawjson.Quote(s.opts.Keys.MAC(purposeSecret, c.ID))+`,"client_secret_expires_at":0`...)
 	}
 	if c.Name != "" {
-		b = append(b, `,"client_name":`+quote(c.Name)...)
+		b = append(b, `,"client_name":`+rawjson.Quote(c.Name)...)
 	}
 	b = append(b, `,"redirect_uris":[`...)
 	for i, u := range c.Redirects {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, quote(u)...)
+		b = append(b, rawjson.Quote(u)...)
 	}
-	b = append(b, `],"grant_types":["authorization_code","refresh_token"],"response_types":["code"]`...)
-	b = append(b, `,"token_endpoint_auth_method":`+quote(c.AuthMethod)...)
+	b = append(b, `],"grant_types":`+grantTypesJSON+`,"response_types":["code"]`...)
+	b = append(b, `,"token_endpoint_auth_method":`+rawjson.Quote(c.AuthMethod)...)
 	b = append(b, `,"scope":"`+scopeAll+`"`...)
-	b = append(b, `,"registration_client_uri":`+quote(origin(req)+pathRegister+"/"+c.ID)...)
-	b = append(b, `,"registration_access_token":`+quote(s.opts.Keys.MAC("registration", c.ID))...)
+	b = append(b, `,"registration_client_uri":`+rawjson.Quote(origin(req)+pathRegister+"/"+c.ID)...)
+	b = append(b, `,"registration_access_token":`+rawjson.Quote(s.opts.Keys.MAC("registration", c.ID))...)
 	return append(b, '}')
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/seal"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
@@ -21,12 +22,12 @@ type documentServer struct {
 
 func (d *documentServer) Do(_ context.Context, req *web.Request) (*web.Response, error) {
 	d.fetched = append(d.fetched, req.URL)
-	doc := `{"client_id":` + quote(d.id) + `,"client_name":` + quote(d.name) + `,"redirect_uris":[`
+	doc := `{"client_id":` + rawjson.Quote(d.id) + `,"client_name":` + rawjson.Quote(d.name) + `,"redirect_uris":[`
 	for i, r := range d.redirects {
 		if i > 0 {
 			doc += ","
 		}
-		doc += quote(r)
+		doc += rawjson.Quote(r)
 	}
 	return &web.Response{Status: 200, Header: web.Header{}, Body: []byte(doc + "]}")}, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/grants"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
 
@@ -74,7 +75,7 @@ func (s *Server) end(ctx context.Context, r record) error {
 	if r.TokenName == "" {
 		return nil
 	}
-	if err := s.opts.Memos.DeleteToken(ctx, r.Token, r.TokenName); err != nil && !refusedByMemos(err) {
+	if err := s.opts.Memos.DeleteToken(ctx, r.Token, r.TokenName); err != nil && !memos.IsRefused(err) {
 		logline.Print("ending a grant: deleting its Memos token: ", err.Error())
 		return err
 	}

@@ -1,6 +1,7 @@
 package oauth
 
 import (
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
 
@@ -22,8 +23,8 @@ func (s *Server) resourceMetadata(req *web.Request) *web.Response {
 	if req.Path() == pathResourceMeta {
 		return withCORS(oauthError(404, "invalid_request", "this server's only protected resource is "+resource(req)+": its metadata is at "+origin(req)+pathResourceMeta+"/mcp"))
 	}
-	return publicJSON(`{"resource":` + quote(resource(req)) +
-		`,"authorization_servers":[` + quote(origin(req)) + `]` +
+	return publicJSON(`{"resource":` + rawjson.Quote(resource(req)) +
+		`,"authorization_servers":[` + rawjson.Quote(origin(req)) + `]` +
 		`,"scopes_supported":["` + ScopeRead + `","` + ScopeWrite + `"]` +
 		`,"bearer_methods_supported":["header"]` +
 		`,"resource_name":"Memos"}`)
@@ -34,14 +35,14 @@ func (s *Server) resourceMetadata(req *web.Request) *web.Response {
 // (Claude's DCR), S256, and iss on the redirect.
 func (s *Server) serverMetadata(req *web.Request) *web.Response {
 	o := origin(req)
-	return publicJSON(`{"issuer":` + quote(o) +
-		`,"authorization_endpoint":` + quote(o+pathAuthorize) +
-		`,"token_endpoint":` + quote(o+pathToken) +
-		`,"registration_endpoint":` + quote(o+pathRegister) +
-		`,"revocation_endpoint":` + quote(o+pathRevoke) +
+	return publicJSON(`{"issuer":` + rawjson.Quote(o) +
+		`,"authorization_endpoint":` + rawjson.Quote(o+pathAuthorize) +
+		`,"token_endpoint":` + rawjson.Quote(o+pathToken) +
+		`,"registration_endpoint":` + rawjson.Quote(o+pathRegister) +
+		`,"revocation_endpoint":` + rawjson.Quote(o+pathRevoke) +
 		`,"response_types_supported":["code"]` +
 		`,"response_modes_supported":["query"]` +
-		`,"grant_types_supported":["authorization_code","refresh_token"]` +
+		`,"grant_types_supported":` + grantTypesJSON +
 		`,"code_challenge_methods_supported":["S256"]` +
 		`,"token_endpoint_auth_methods_supported":["none","client_secret_post","client_secret_basic"]` +
 		`,"revocation_endpoint_auth_methods_supported":["none","client_secret_post","client_secret_basic"]` +

@@ -49,6 +49,14 @@ const (
 	purposeSecret  = "client secret"
 )
 
+// The grant types of the token endpoint, as registration checks them and
+// the metadata and registration answers list them.
+const (
+	grantCode      = "authorization_code"
+	grantRefresh   = "refresh_token"
+	grantTypesJSON = `["` + grantCode + `","` + grantRefresh + `"]`
+)
+
 // Prefixes tell the gateway's tokens from Memos tokens and from each other.
 const (
 	clientPrefix  = "mme-client-"
@@ -58,7 +66,7 @@ const (
 )
 
 // Memos is what the consent step and revocation need of the instance.
-// upstream.Client implements it.
+// memos.Client implements it; its errors are *memos.Error.
 type Memos interface {
 	SignIn(ctx context.Context, username, password string) (token, user string, err error)
 	CreateToken(ctx context.Context, bearer, user, description string, days int) (token, name string, err error)
@@ -166,6 +174,3 @@ func oauthError(status int, code, description string) *web.Response {
 	}
 	return resp
 }
-
-// quote writes s as a JSON string.
-func quote(s string) string { return string(rawjson.AppendString(nil, s)) }

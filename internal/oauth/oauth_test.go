@@ -17,6 +17,7 @@ import (
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/caller"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/grants"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/seal"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
@@ -28,11 +29,8 @@ const (
 	password = "correct horse"
 )
 
-// refused is how fakeMemos refuses credentials, as upstream does.
-type refused struct{}
-
-func (refused) Error() string { return "refused" }
-func (refused) Refused() bool { return true }
+// refused is how fakeMemos refuses credentials, as the Memos client does.
+var refused = &memos.Error{Status: 401, Msg: "refused", Refused: true}
 
 // fakeMemos has one user, "users/ann", with password; it issues and deletes
 // personal access tokens.
@@ -48,7 +46,7 @@ func newFakeMemos() *fakeMemos {
 
 func (m *fakeMemos) SignIn(_ context.Context, username, pw string) (string, string, error) {
 	if username != "ann" || pw != password {
-		return "", "", refused{}
+		return "", "", refused
 	}
 	return "session-jwt", "users/ann", nil
 }
@@ -57,7 +55,7 @@ func (m *fakeMemos) CreateToken(_ context.Context, bearer, user, description str
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.tokens[bearer]; bearer != "session-jwt" && !ok || user != "users/ann" {
-		return "", "", refused{}
+		return "", "", refused
 	}
 	m.created = append(m.created, description)
 	token := "memos_pat_" + strings.Repeat("x", len(m.created))
@@ -69,7 +67,7 @@ func (m *fakeMemos) CurrentUser(_ context.Context, token string) (string, error)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.tokens[token]; !ok {
-		return "", refused{}
+		return "", refused
 	}
 	return "users/ann", nil
 }
@@ -78,7 +76,7 @@ func (m *fakeMemos) DeleteToken(_ context.Context, token, name string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.tokens[token] != name {
-		return refused{}
+		return refused
 	}
 	delete(m.tokens, token)
 	return nil
@@ -861,14 +859,6 @@ func (l limitedMemos) SignIn(context.Context, string, string) (string, string, e
 	return "", "", l.err
 }
 
-type memosLimit struct{ challenge bool }
-
-func (memosLimit) Error() string { return "Memos refused the sign-in" }
-func (m memosLimit) RetryAfter() (time.Duration, bool) {
-	return 90 * time.Second, !m.challenge
-}
-func (m memosLimit) ChallengeRequired() bool { return m.challenge }
-
 // Memos' own refusals reach the person as what they are, with the page's
 // choices kept: a rate limit as 429 with when to try again, a captcha as
 // advice to paste a token.
@@ -879,8 +869,8 @@ func TestMemosRefusalsOnConsent(t *testing.T) {
 		status int
 		page   string
 	}{
-		{"rate limited", memosLimit{}, 429, "Try again in 2 minutes"},
-		{"captcha", memosLimit{challenge: true}, 400, "paste it here instead"},
+		{"rate limited", &memos.Error{Status: 429, Msg: "Memos refused the sign-in", Wait: 90 * time.Second}, 429, "Try again in 2 minutes"},
+		{"captcha", &memos.Error{Status: 400, Msg: "Memos refused the sign-in", Challenge: true}, 400, "paste it here instead"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, testSecret)

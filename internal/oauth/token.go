@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
@@ -23,12 +25,12 @@ func (s *Server) token(ctx context.Context, req *web.Request) *web.Response {
 	}
 	var resp *web.Response
 	switch form.Get("grant_type") {
-	case "authorization_code":
+	case grantCode:
 		resp = s.exchangeCode(ctx, c, form)
-	case "refresh_token":
+	case grantRefresh:
 		resp = s.refresh(ctx, c, form)
 	default:
-		resp = oauthError(400, "unsupported_grant_type", "grant_type must be authorization_code or refresh_token")
+		resp = oauthError(400, "unsupported_grant_type", "grant_type must be "+grantCode+" or "+grantRefresh)
 	}
 	return withCORS(resp)
 }
@@ -69,7 +71,7 @@ func (s *Server) refresh(ctx context.Context, c client, form uri.Values) *web.Re
 		r.Scope = scope
 	}
 	if _, err := s.opts.Memos.CurrentUser(ctx, r.Token); err != nil {
-		if refusedByMemos(err) {
+		if memos.IsRefused(err) {
 			s.end(ctx, r)
 			return oauthError(400, "invalid_grant", "the Memos access token behind this grant was deleted or has expired: connect again")
 		}
@@ -107,8 +109,8 @@ func (s *Server) issue(r record, gen int64) *web.Response {
 	access := s.seal(purposeAccess, accessPrefix, grant, min(accessTTL, left))
 	grant.Gen = strconv.FormatInt(gen, 10)
 	refresh := s.seal(purposeRefresh, refreshPrefix, grant, left)
-	return jsonResponse(200, []byte(`{"access_token":`+quote(access)+`,"token_type":"Bearer","expires_in":`+
-		strconv.Itoa(int(min(accessTTL, left).Seconds()))+`,"refresh_token":`+quote(refresh)+`,"scope":`+quote(r.Scope)+`}`))
+	return jsonResponse(200, []byte(`{"access_token":`+rawjson.Quote(access)+`,"token_type":"Bearer","expires_in":`+
+		strconv.Itoa(int(min(accessTTL, left).Seconds()))+`,"refresh_token":`+rawjson.Quote(refresh)+`,"scope":`+rawjson.Quote(r.Scope)+`}`))
 }
 
 // revoke answers RFC 7009 revocation: the grant of the access or refresh

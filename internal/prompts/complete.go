@@ -6,8 +6,9 @@ import (
 	"strings"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/finder"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/jsonrpc"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/upstream"
 )
 
 // MaxCompletions is the most values one completion offers, as the protocol
@@ -30,26 +31,26 @@ var templates = []string{"memo://memos/{id}", "memo://attachments/{id}"}
 func (c *Catalog) Complete(ctx context.Context, ref, arg rawjson.Value, served func(tool string) bool, authorization string) ([]byte, error) {
 	name, value := arg.Get("name"), arg.Get("value")
 	if name.Kind != rawjson.String || value.Kind != rawjson.String {
-		return nil, InvalidParams(`invalid params: "argument" must be an object with the strings "name" and "value"`)
+		return nil, jsonrpc.InvalidParams(`invalid params: "argument" must be an object with the strings "name" and "value"`)
 	}
 	switch ref.Get("type").Str {
 	case "ref/resource":
 		if !contains(templates, ref.Get("uri").Str) {
-			return nil, InvalidParams("invalid params: no resource template " + rawjson.Quote(ref.Get("uri").Str))
+			return nil, jsonrpc.InvalidParams("invalid params: no resource template " + rawjson.Quote(ref.Get("uri").Str))
 		}
 		return result(nil, 0), nil
 	case "ref/prompt":
 	default:
-		return nil, InvalidParams(`invalid params: "ref" must be a ref/prompt or a ref/resource`)
+		return nil, jsonrpc.InvalidParams(`invalid params: "ref" must be a ref/prompt or a ref/resource`)
 	}
 	p, _, ok := find(ref.Get("name").Str, served)
 	if !ok {
-		return nil, InvalidParams("invalid params: unknown prompt " + rawjson.Quote(ref.Get("name").Str))
+		return nil, jsonrpc.InvalidParams("invalid params: unknown prompt " + rawjson.Quote(ref.Get("name").Str))
 	}
 	def := p.argument(name.Str)
 	switch {
 	case def == nil:
-		return nil, InvalidParams("invalid params: unknown argument " + rawjson.Quote(name.Str) + " of prompt " + p.name + p.argumentNames())
+		return nil, jsonrpc.InvalidParams("invalid params: unknown argument " + rawjson.Quote(name.Str) + " of prompt " + p.name + p.argumentNames())
 	case def.values != nil:
 		var matches []string
 		for _, v := range def.values {
@@ -74,7 +75,7 @@ func (c *Catalog) completeTags(ctx context.Context, value, authorization string)
 	if strings.HasPrefix(typed, "#") {
 		hash, typed = "#", typed[1:]
 	}
-	if !upstream.HasToken(authorization) {
+	if !memos.HasToken(authorization) {
 		return result(nil, 0), nil
 	}
 	tags, err := finder.Tags(ctx, c.memos.As(authorization), maxTags)

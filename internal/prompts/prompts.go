@@ -12,17 +12,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/jsonrpc"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/upstream"
 )
 
 // Catalog serves the prompts.
 type Catalog struct {
-	memos *upstream.Client
+	memos *memos.Client
 }
 
 // New returns the Catalog, which reads tags for completions through memos.
-func New(memos *upstream.Client) *Catalog { return &Catalog{memos: memos} }
+func New(memos *memos.Client) *Catalog { return &Catalog{memos: memos} }
 
 // prompt is one prompt: what prompts/list shows and how prompts/get
 // renders it.
@@ -115,7 +116,7 @@ func find(name string, served func(tool string) bool) (*prompt, toolbox, bool) {
 func (c *Catalog) Get(name string, raw rawjson.Value, served func(tool string) bool) ([]byte, error) {
 	p, tb, ok := find(name, served)
 	if !ok {
-		return nil, InvalidParams("invalid params: unknown prompt " + rawjson.Quote(name))
+		return nil, jsonrpc.InvalidParams("invalid params: unknown prompt " + rawjson.Quote(name))
 	}
 	a, err := p.check(raw)
 	if err != nil {
@@ -131,7 +132,7 @@ func (c *Catalog) Get(name string, raw rawjson.Value, served func(tool string) b
 // check reads and checks the arguments of a prompts/get call.
 func (p *prompt) check(raw rawjson.Value) (args, error) {
 	if raw.Exists() && raw.Kind != rawjson.Null && !raw.IsObject() {
-		return nil, InvalidParams(`invalid params: "arguments" must be an object of strings`)
+		return nil, jsonrpc.InvalidParams(`invalid params: "arguments" must be an object of strings`)
 	}
 	a := args{}
 	var problem string
@@ -167,7 +168,7 @@ func (p *prompt) check(raw rawjson.Value) (args, error) {
 		}
 	}
 	if problem != "" {
-		return nil, InvalidParams("invalid params: " + problem)
+		return nil, jsonrpc.InvalidParams("invalid params: " + problem)
 	}
 	return a, nil
 }
@@ -230,10 +231,3 @@ func checkTimezone(s string) string {
 	}
 	return ""
 }
-
-// InvalidParams is the error of a request the caller got wrong, which the
-// MCP handler answers with -32602.
-type InvalidParams string
-
-func (e InvalidParams) Error() string       { return string(e) }
-func (e InvalidParams) InvalidParams() bool { return true }

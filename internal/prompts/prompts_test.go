@@ -10,8 +10,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/jsonrpc"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos/memostest"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/upstream/upstreamtest"
 	"github.com/tidwall/gjson"
 )
 
@@ -134,8 +136,8 @@ func TestGetArguments(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := New(nil).Get(tc.prompt, rawjson.Parse(tc.args), everything)
-			var invalid interface{ InvalidParams() bool }
-			if !errors.As(err, &invalid) || err.Error() != tc.want {
+			var invalid *jsonrpc.Error
+			if !errors.As(err, &invalid) || invalid.Code != jsonrpc.CodeInvalidParams || err.Error() != tc.want {
 				t.Errorf("got %s, %v; want invalid params %q", got, err, tc.want)
 			}
 		})
@@ -161,17 +163,17 @@ func TestComplete(t *testing.T) {
 		refused              bool // the error says Memos refused the credentials
 		requests             []string
 	}{
-		{name: "tags by prefix, most used first", ref: `{"type":"ref/prompt","name":"capture"}`, arg: `{"name":"tags","value":"w"}`, auth: upstreamtest.Token,
+		{name: "tags by prefix, most used first", ref: `{"type":"ref/prompt","name":"capture"}`, arg: `{"name":"tags","value":"w"}`, auth: memostest.Token,
 			want: `{"values":["work","work/boiler","Workshop"],"total":3,"hasMore":false}`, requests: stats},
-		{name: "every tag", ref: `{"type":"ref/prompt","name":"capture"}`, arg: `{"name":"tags","value":""}`, auth: upstreamtest.Token,
+		{name: "every tag", ref: `{"type":"ref/prompt","name":"capture"}`, arg: `{"name":"tags","value":""}`, auth: memostest.Token,
 			want: `{"values":["work","travel","home","work/boiler","Workshop"],"total":5,"hasMore":false}`, requests: stats},
-		{name: "the last of several tags, with its #", ref: `{"type":"ref/prompt","name":"capture"}`, arg: `{"name":"tags","value":"home, #work/"}`, auth: upstreamtest.Token,
+		{name: "the last of several tags, with its #", ref: `{"type":"ref/prompt","name":"capture"}`, arg: `{"name":"tags","value":"home, #work/"}`, auth: memostest.Token,
 			want: `{"values":["home, #work/boiler"],"total":1,"hasMore":false}`, requests: stats},
-		{name: "no match", ref: `{"type":"ref/prompt","name":"capture"}`, arg: `{"name":"tags","value":"zz"}`, auth: upstreamtest.Token,
+		{name: "no match", ref: `{"type":"ref/prompt","name":"capture"}`, arg: `{"name":"tags","value":"zz"}`, auth: memostest.Token,
 			want: `{"values":[],"total":0,"hasMore":false}`, requests: stats},
 		{name: "tags without a token", ref: `{"type":"ref/prompt","name":"capture"}`, arg: `{"name":"tags","value":"w"}`,
 			want: `{"values":[],"total":0,"hasMore":false}`},
-		{name: "tags with a refused token", ref: `{"type":"ref/prompt","name":"capture"}`, arg: `{"name":"tags","value":"w"}`, auth: upstreamtest.Deleted,
+		{name: "tags with a refused token", ref: `{"type":"ref/prompt","name":"capture"}`, arg: `{"name":"tags","value":"w"}`, auth: memostest.Deleted,
 			err: "401 Unauthorized: authentication required", refused: true, requests: stats[:1]},
 		{name: "visibility", ref: `{"type":"ref/prompt","name":"capture"}`, arg: `{"name":"visibility","value":"p"}`,
 			want: `{"values":["PRIVATE","PROTECTED","PUBLIC"],"total":3,"hasMore":false}`},
@@ -195,19 +197,18 @@ func TestComplete(t *testing.T) {
 			err: `invalid params: "argument" must be an object with the strings "name" and "value"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			memos := &upstreamtest.Memos{}
+			fake := &memostest.Memos{}
 			served := tc.served
 			if served == nil {
 				served = everything
 			}
-			got, err := New(memos.Client(1<<20)).Complete(context.Background(), rawjson.Parse(tc.ref), rawjson.Parse(tc.arg), served, tc.auth)
+			got, err := New(fake.Client(1<<20)).Complete(context.Background(), rawjson.Parse(tc.ref), rawjson.Parse(tc.arg), served, tc.auth)
 			switch {
 			case tc.err != "":
 				if err == nil || err.Error() != tc.err {
 					t.Errorf("got %s, %v; want error %q", got, err, tc.err)
 				}
-				var r interface{ Refused() bool }
-				if refused := errors.As(err, &r) && r.Refused(); refused != tc.refused {
+				if refused := memos.IsRefused(err); refused != tc.refused {
 					t.Errorf("refused %v, want %v", refused, tc.refused)
 				}
 			case err != nil:
@@ -217,7 +218,7 @@ func TestComplete(t *testing.T) {
 					t.Errorf("completion (-want +got):\n%s", diff)
 				}
 			}
-			if diff := cmp.Diff(tc.requests, memos.Requests()); diff != "" {
+			if diff := cmp.Diff(tc.requests, fake.Requests()); diff != "" {
 				t.Errorf("requests to Memos (-want +got):\n%s", diff)
 			}
 		})

@@ -24,9 +24,10 @@ type Tool struct {
 	Params      []Param // path and query parameters, in template order then name order
 	HasBody     bool    // the request body is the "body" argument
 	ReadOnly    bool    // annotated readOnlyHint: the tool changes nothing
-	// Handwritten marks a tool of package finder, which runs it; it has no
-	// route of its own (Method, Path and Params are empty).
-	Handwritten bool
+	// Handwritten is a tool of package finder, which runs it; it has no
+	// route of its own (Method, Path and Params are empty). nil for the
+	// generated tools.
+	Handwritten *finder.Tool
 	// definition is the tool's entry in tools/list, prepared at build time;
 	// input and output are where its schemas stand in it.
 	definition    string
@@ -62,11 +63,11 @@ func All() []Tool { return catalog() }
 // joined once. Each hand-written tool moves into place from the end (a
 // generic sort would add 20 KB of wasm for a handful of tools).
 var catalog = sync.OnceValue(func() []Tool {
-	defs := finder.Definitions()
+	defs := finder.Tools()
 	all := make([]Tool, len(tools), len(tools)+len(defs))
 	copy(all, tools)
-	for _, d := range defs {
-		all = append(all, handwritten(d))
+	for i := range defs {
+		all = append(all, handwritten(&defs[i]))
 		for i := len(all) - 1; i > 0 && all[i].Name < all[i-1].Name; i-- {
 			all[i], all[i-1] = all[i-1], all[i]
 		}
@@ -74,12 +75,13 @@ var catalog = sync.OnceValue(func() []Tool {
 	return all
 })
 
-// handwritten makes a registry tool of a finder definition, compacted.
+// handwritten makes a registry tool of a finder tool, its definition
+// compacted.
 // A definition that is not valid JSON is a bug that finder's tests catch;
 // here it would serve an empty schema rather than stop the Worker.
-func handwritten(d finder.Definition) Tool {
+func handwritten(d *finder.Tool) Tool {
 	b, _, _ := rawjson.Compact(nil, []byte(d.JSON), 16, false)
-	t := Tool{Name: d.Name, ReadOnly: d.ReadOnly, Handwritten: true, definition: string(b)}
+	t := Tool{Name: d.Name, ReadOnly: d.ReadOnly, Handwritten: d, definition: string(b)}
 	t.input, t.output = member(t.definition, "inputSchema"), member(t.definition, "outputSchema")
 	return t
 }
@@ -97,12 +99,9 @@ func member(obj, key string) span {
 }
 
 // ListJSON returns the tools array of tools/list with every tool.
-func ListJSON() []byte { return everything().Served(false).ListJSON() }
+func ListJSON() []byte { return everything().Full().ListJSON() }
 
 var everything = sync.OnceValue(func() *Selection {
 	s, _ := Select(false, nil) // selects every tool: cannot fail
 	return s
 })
-
-// Lookup returns the tool called name.
-func Lookup(name string) (*Tool, bool) { return everything().Served(false).Lookup(name) }

@@ -79,7 +79,7 @@ func TestToolsMatchBuiltInServer(t *testing.T) {
 	}
 	defs := definitions(t)
 	for _, tool := range All() {
-		if tool.Handwritten {
+		if tool.Handwritten != nil {
 			continue // TestHandwritten
 		}
 		t.Run(tool.Name, func(t *testing.T) {
@@ -164,7 +164,7 @@ func TestBodyOverrides(t *testing.T) {
 		{tool: "attachment_create_attachment", required: `["filename","type"]`, absent: "createTime,size"},
 	} {
 		t.Run(tc.tool, func(t *testing.T) {
-			tool, ok := Lookup(tc.tool)
+			tool, ok := everything().Full().Lookup(tc.tool)
 			if !ok {
 				t.Fatal("no such tool")
 			}
@@ -275,7 +275,7 @@ func TestInputSchemasValidate(t *testing.T) {
 		{"attachment_create_attachment", `{"body":{"filename":"a.txt","type":"text/plain","content":"aGk="}}`, true},
 		{"auth_get_current_user", `{}`, true},
 	} {
-		tool, _ := Lookup(tc.tool)
+		tool, _ := everything().Full().Lookup(tc.tool)
 		s, err := compile(tool.InputSchema())
 		if err != nil {
 			t.Fatal(err)
@@ -291,10 +291,10 @@ func TestInputSchemasValidate(t *testing.T) {
 }
 
 func TestLookup(t *testing.T) {
-	if _, ok := Lookup("memo_get_memo"); !ok {
+	if _, ok := everything().Full().Lookup("memo_get_memo"); !ok {
 		t.Error("memo_get_memo not found")
 	}
-	if _, ok := Lookup("user_create_user"); ok {
+	if _, ok := everything().Full().Lookup("user_create_user"); ok {
 		t.Error("an uncurated operation is a tool")
 	}
 	names := make([]string, 0, len(All()))
@@ -337,7 +337,7 @@ func TestHandwritten(t *testing.T) {
 	defs := definitions(t)
 	var names []string
 	for _, tool := range All() {
-		if !tool.Handwritten {
+		if tool.Handwritten == nil {
 			continue
 		}
 		names = append(names, tool.Name)

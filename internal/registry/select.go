@@ -69,14 +69,12 @@ func Select(readOnly bool, entries []string) (*Selection, error) {
 	return s, errors.Join(errs...)
 }
 
-// Served returns the set a caller gets: every selected tool, or only the
-// read-only ones for a caller allowed to read only.
-func (s *Selection) Served(readOnlyCaller bool) *Set {
-	if readOnlyCaller {
-		return s.readOnly
-	}
-	return s.all
-}
+// Full returns the set a caller allowed to write gets: every selected tool.
+func (s *Selection) Full() *Set { return s.all }
+
+// ReadOnly returns the set a caller allowed to read only gets: the selected
+// tools that only read.
+func (s *Selection) ReadOnly() *Set { return s.readOnly }
 
 func newSet(chosen []*Tool) *Set {
 	s := &Set{tools: chosen, byName: make(map[string]*Tool, len(chosen))}

@@ -60,25 +60,25 @@ func TestSelect(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tc.want, s.Served(false).Names()); diff != "" {
+			if diff := cmp.Diff(tc.want, s.Full().Names()); diff != "" {
 				t.Errorf("served (-want +got):\n%s", diff)
 			}
 			var listed []string
-			for _, d := range gjson.ParseBytes(s.Served(false).ListJSON()).Array() {
+			for _, d := range gjson.ParseBytes(s.Full().ListJSON()).Array() {
 				listed = append(listed, d.Get("name").Str)
 			}
 			if diff := cmp.Diff(tc.want, listed); diff != "" {
 				t.Errorf("tools/list (-want +got):\n%s", diff)
 			}
 			for _, name := range allNames() {
-				if _, ok := s.Served(false).Lookup(name); ok != slices.Contains(tc.want, name) {
+				if _, ok := s.Full().Lookup(name); ok != slices.Contains(tc.want, name) {
 					t.Errorf("Lookup(%q) = %t", name, ok)
 				}
 			}
 			// A read-only caller gets the read-only part of the selection,
 			// whatever the deployment says.
 			wantReads := slices.DeleteFunc(slices.Clone(tc.want), func(n string) bool { return !slices.Contains(reads, n) })
-			if diff := cmp.Diff(wantReads, s.Served(true).Names()); diff != "" {
+			if diff := cmp.Diff(wantReads, s.ReadOnly().Names()); diff != "" {
 				t.Errorf("served to a read-only caller (-want +got):\n%s", diff)
 			}
 		})
@@ -118,7 +118,7 @@ func TestSelectListIsPrepared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, b := s.Served(false).ListJSON(), s.Served(false).ListJSON()
+	a, b := s.Full().ListJSON(), s.Full().ListJSON()
 	if &a[0] != &b[0] || !gjson.ValidBytes(a) {
 		t.Error("ListJSON builds the list anew on each call, or builds invalid JSON")
 	}
@@ -141,7 +141,7 @@ func TestListSize(t *testing.T) {
 		t.Errorf("tools/list is %d bytes for %d tools, more than half of the built-in server's %d for %d per tool", n, len(All()), builtInListBytes, builtInTools)
 	}
 	for _, tool := range All() {
-		if tool.Handwritten && len(tool.definition)*2*builtInTools > builtInListBytes {
+		if tool.Handwritten != nil && len(tool.definition)*2*builtInTools > builtInListBytes {
 			t.Errorf("%s's entry is %d bytes, more than half of the built-in server's average", tool.Name, len(tool.definition))
 		}
 	}

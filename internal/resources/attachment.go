@@ -17,7 +17,7 @@ import (
 // from Memos' file route; two requests. A text file is served as text, any
 // other as a base64 blob; an external link as a text/uri-list.
 func (s *Server) readAttachment(ctx context.Context, u, id, authorization string) ([]byte, error) {
-	meta, err := s.memos.GetJSON(ctx, "/api/v1/attachments/{attachment}", "/api/v1/attachments/"+uri.PathEscape(id), authorization)
+	meta, err := s.memos.As(authorization).GetJSON(ctx, "/api/v1/attachments/{attachment}", "/api/v1/attachments/"+uri.PathEscape(id))
 	if status(err) == 404 {
 		return nil, NotFound(u)
 	}

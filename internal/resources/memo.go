@@ -6,15 +6,15 @@ import (
 	"strings"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/finder"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/upstream"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 )
 
 // readMemo answers resources/read of memo://memos/{id}: one request to
 // Memos.
 func (s *Server) readMemo(ctx context.Context, u, id, authorization string) ([]byte, error) {
-	memo, err := s.memos.GetJSON(ctx, "/api/v1/memos/{memo}", "/api/v1/memos/"+uri.PathEscape(id), authorization)
+	memo, err := s.memos.As(authorization).GetJSON(ctx, "/api/v1/memos/{memo}", "/api/v1/memos/"+uri.PathEscape(id))
 	if status(err) == 404 {
 		return nil, NotFound(u)
 	}
@@ -60,13 +60,13 @@ func Markdown(memo rawjson.Value) string {
 	b.WriteString("]\n")
 	field("created", memo.Get("createTime").Str)
 	field("updated", memo.Get("updateTime").Str)
-	if parent, ok := strings.CutPrefix(memo.Get("parent").Str, "memos/"); ok && upstream.ValidID(parent) {
+	if parent, ok := strings.CutPrefix(memo.Get("parent").Str, "memos/"); ok && memos.ValidID(parent) {
 		field("comment_on", MemoPrefix+parent)
 	}
 	first := true
 	memo.Get("attachments").ForEach(func(_, a rawjson.Value) bool {
 		id, ok := strings.CutPrefix(a.Get("name").Str, "attachments/")
-		if !ok || !upstream.ValidID(id) {
+		if !ok || !memos.ValidID(id) {
 			return true
 		}
 		if first {

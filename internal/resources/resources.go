@@ -3,8 +3,8 @@
 // matter, memo://attachments/{id} as the file's bytes, and the resource
 // list pages through the caller's recent memos. Every read is one or two
 // GET requests to Memos with the caller's credentials, through
-// internal/upstream, whose path rules each id passes before it is escaped
-// into a path.
+// internal/memos, whose id rule (memos.ValidID) each id passes before it is
+// escaped into a path.
 package resources
 
 import (
@@ -12,8 +12,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/jsonrpc"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/upstream"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 )
 
@@ -36,7 +37,7 @@ const maxCursor = 512
 
 // Server reads resources from Memos.
 type Server struct {
-	memos *upstream.Client
+	memos *memos.Client
 	// maxBytes caps an attachment served as a resource, so that its base64
 	// form fits in MAX_RESPONSE_BYTES.
 	maxBytes int
@@ -45,7 +46,7 @@ type Server struct {
 // New returns a Server that reads through memos and serves attachments of
 // up to three quarters of maxResponseBytes (their base64 form then fits in
 // it).
-func New(memos *upstream.Client, maxResponseBytes int) *Server {
+func New(memos *memos.Client, maxResponseBytes int) *Server {
 	return &Server{memos: memos, maxBytes: maxResponseBytes / 4 * 3}
 }
 
@@ -75,7 +76,7 @@ func (s *Server) Read(ctx context.Context, u, authorization string) ([]byte, err
 // can stand in a Memos path.
 func idOf(u, prefix string) (string, bool) {
 	id, ok := strings.CutPrefix(u, prefix)
-	return id, ok && len(id) <= maxID && upstream.ValidID(id)
+	return id, ok && len(id) <= maxID && memos.ValidID(id)
 }
 
 // List returns one page of resources/list: the caller's memos, newest
@@ -84,12 +85,12 @@ func idOf(u, prefix string) (string, bool) {
 // to Memos: who the caller is, and the page.
 func (s *Server) List(ctx context.Context, cursor, authorization string) ([]byte, error) {
 	if len(cursor) > maxCursor || strings.Trim(cursor, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-") != "" {
-		return nil, InvalidParams("invalid params: the cursor is not one this server gave")
+		return nil, jsonrpc.InvalidParams("invalid params: the cursor is not one this server gave")
 	}
 	query := "?pageSize=" + strconv.Itoa(ListPageSize)
-	anonymous := !upstream.HasToken(authorization)
+	anonymous := !memos.HasToken(authorization)
 	if !anonymous {
-		me, err := s.memos.GetJSON(ctx, "/api/v1/auth/me", "/api/v1/auth/me", authorization)
+		me, err := s.memos.As(authorization).GetJSON(ctx, "/api/v1/auth/me", "/api/v1/auth/me")
 		if err != nil {
 			return nil, err
 		}
@@ -99,12 +100,12 @@ func (s *Server) List(ctx context.Context, cursor, authorization string) ([]byte
 	if cursor != "" {
 		query += "&pageToken=" + uri.QueryEscape(cursor)
 	}
-	page, err := s.memos.GetJSON(ctx, "/api/v1/memos", "/api/v1/memos"+query, authorization)
+	page, err := s.memos.As(authorization).GetJSON(ctx, "/api/v1/memos", "/api/v1/memos"+query)
 	switch {
 	case anonymous && status(err) == 401:
 		return []byte(`{"resources":[]}`), nil
 	case cursor != "" && status(err) == 400:
-		return nil, InvalidParams("invalid params: the cursor is not one this server gave")
+		return nil, jsonrpc.InvalidParams("invalid params: the cursor is not one this server gave")
 	case err != nil:
 		return nil, err
 	}
@@ -112,7 +113,7 @@ func (s *Server) List(ctx context.Context, cursor, authorization string) ([]byte
 	n := 0
 	page.Get("memos").ForEach(func(_, memo rawjson.Value) bool {
 		id, ok := strings.CutPrefix(memo.Get("name").Str, "memos/")
-		if !ok || !upstream.ValidID(id) {
+		if !ok || !memos.ValidID(id) {
 			return true
 		}
 		if n > 0 {
@@ -132,8 +133,8 @@ func (s *Server) List(ctx context.Context, cursor, authorization string) ([]byte
 
 // status is the HTTP status of Memos' answer behind err, 0 for none.
 func status(err error) int {
-	if f, ok := err.(*upstream.Failure); ok {
-		return f.Status
+	if e, ok := memos.AsError(err); ok {
+		return e.Status
 	}
 	return 0
 }
@@ -150,15 +151,9 @@ func celEscape(s string) string {
 	return b.String()
 }
 
-// NotFound is the error of a URI that names no resource, which the MCP
-// handler answers with the protocol's resource-not-found error.
-type NotFound string
-
-func (e NotFound) Error() string            { return "resource not found: " + string(e) }
-func (e NotFound) ResourceNotFound() string { return string(e) }
-
-// InvalidParams is the error of a request the caller got wrong (-32602).
-type InvalidParams string
-
-func (e InvalidParams) Error() string       { return string(e) }
-func (e InvalidParams) InvalidParams() bool { return true }
+// NotFound is the error of a URI that names no resource: the protocol's
+// resource-not-found error, with the URI as its data.
+func NotFound(u string) error {
+	data := append(rawjson.AppendString([]byte(`{"uri":`), u), '}')
+	return &jsonrpc.Error{Code: jsonrpc.CodeResourceNotFound, Message: "resource not found: " + u, Data: data}
+}

@@ -3,13 +3,16 @@ package resources
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/jsonrpc"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos/memostest"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/upstream/upstreamtest"
 	"github.com/tidwall/gjson"
 )
 
@@ -38,10 +41,10 @@ func TestRead(t *testing.T) {
 		notFound        bool     // the error is resource-not-found
 		requests        []string // what Memos was asked
 	}{
-		{name: "memo", uri: "memo://memos/m1", auth: upstreamtest.Token,
+		{name: "memo", uri: "memo://memos/m1", auth: memostest.Token,
 			want:     `{"uri":"memo://memos/m1","mimeType":"text/markdown","text":` + rawjson.Quote(m1) + `}`,
 			requests: []string{"/api/v1/memos/m1"}},
-		{name: "comment", uri: "memo://memos/m3", auth: upstreamtest.Token,
+		{name: "comment", uri: "memo://memos/m3", auth: memostest.Token,
 			want: `{"uri":"memo://memos/m3","mimeType":"text/markdown","text":` + rawjson.Quote("---\nname: memos/m3\ncreator: users/alice\nvisibility: PROTECTED\npinned: false\ntags: []\n"+
 				"created: 2026-03-16T12:00:00Z\nupdated: 2026-03-16T12:00:00Z\ncomment_on: memo://memos/m1\n---\n\nPaid: \"done\"") + `}`,
 			requests: []string{"/api/v1/memos/m3"}},
@@ -49,28 +52,28 @@ func TestRead(t *testing.T) {
 			want: `{"uri":"memo://memos/m2","mimeType":"text/markdown","text":` + rawjson.Quote("---\nname: memos/m2\ncreator: users/alice\nvisibility: PUBLIC\npinned: false\ntags: [\"home\"]\n"+
 				"created: 2026-04-01T08:00:00Z\nupdated: 2026-04-01T08:00:00Z\n---\n\nPlant the tulips #home") + `}`,
 			requests: []string{"/api/v1/memos/m2"}},
-		{name: "unknown memo", uri: "memo://memos/nope", auth: upstreamtest.Token, notFound: true, requests: []string{"/api/v1/memos/nope"}},
-		{name: "text attachment", uri: "memo://attachments/a1", auth: upstreamtest.Token,
+		{name: "unknown memo", uri: "memo://memos/nope", auth: memostest.Token, notFound: true, requests: []string{"/api/v1/memos/nope"}},
+		{name: "text attachment", uri: "memo://attachments/a1", auth: memostest.Token,
 			want:     `{"uri":"memo://attachments/a1","mimeType":"text/plain","text":"hello world"}`,
 			requests: []string{"/api/v1/attachments/a1", "/file/attachments/a1/notes.txt"}},
-		{name: "binary attachment", uri: "memo://attachments/a2", auth: upstreamtest.Token,
+		{name: "binary attachment", uri: "memo://attachments/a2", auth: memostest.Token,
 			want:     `{"uri":"memo://attachments/a2","mimeType":"image/png","blob":"iVBORw0KGgo="}`,
 			requests: []string{"/api/v1/attachments/a2", "/file/attachments/a2/pic.png"}},
-		{name: "attachment over the cap", uri: "memo://attachments/big", auth: upstreamtest.Token,
+		{name: "attachment over the cap", uri: "memo://attachments/big", auth: memostest.Token,
 			err:      "the attachment is 99999999 bytes; resources are read up to 3072 bytes (three quarters of MAX_RESPONSE_BYTES, for its base64 form): open it in Memos instead",
 			requests: []string{"/api/v1/attachments/big"}},
-		{name: "external link", uri: "memo://attachments/ext", auth: upstreamtest.Token,
+		{name: "external link", uri: "memo://attachments/ext", auth: memostest.Token,
 			want:     `{"uri":"memo://attachments/ext","mimeType":"text/uri-list","text":"https://example.com/doc.pdf\r\n"}`,
 			requests: []string{"/api/v1/attachments/ext"}},
-		{name: "file name escaped into one segment", uri: "memo://attachments/weird", auth: upstreamtest.Token,
+		{name: "file name escaped into one segment", uri: "memo://attachments/weird", auth: memostest.Token,
 			want:     `{"uri":"memo://attachments/weird","mimeType":"text/plain","text":"ok"}`,
 			requests: []string{"/api/v1/attachments/weird", "/file/attachments/weird/..%2Fx%3Fy%23z"}},
-		{name: "file name that is no segment", uri: "memo://attachments/dot", auth: upstreamtest.Token,
+		{name: "file name that is no segment", uri: "memo://attachments/dot", auth: memostest.Token,
 			want:     `{"uri":"memo://attachments/dot","mimeType":"application/json","text":"{}"}`,
 			requests: []string{"/api/v1/attachments/dot", "/file/attachments/dot/file"}},
-		{name: "unknown attachment", uri: "memo://attachments/zzz", auth: upstreamtest.Token, notFound: true, requests: []string{"/api/v1/attachments/zzz"}},
-		{name: "refused token", uri: "memo://memos/m1", auth: upstreamtest.Deleted, err: "401 Unauthorized: authentication required", requests: []string{"/api/v1/memos/m1"}},
-		{name: "rate limited", uri: "memo://attachments/a1", auth: upstreamtest.Busy, err: "429 Too Many Requests: rate limit exceeded (retry after 42 seconds)",
+		{name: "unknown attachment", uri: "memo://attachments/zzz", auth: memostest.Token, notFound: true, requests: []string{"/api/v1/attachments/zzz"}},
+		{name: "refused token", uri: "memo://memos/m1", auth: memostest.Deleted, err: "401 Unauthorized: authentication required", requests: []string{"/api/v1/memos/m1"}},
+		{name: "rate limited", uri: "memo://attachments/a1", auth: memostest.Busy, err: "429 Too Many Requests: rate limit exceeded (retry after 42 seconds)",
 			requests: []string{"/api/v1/attachments/a1"}},
 		// URIs that name nothing of ours never reach Memos.
 		{name: "other scheme", uri: "test://static-text", notFound: true},
@@ -90,10 +93,10 @@ func TestRead(t *testing.T) {
 		{name: "empty", uri: "", notFound: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			memos := &upstreamtest.Memos{}
-			got, err := New(memos.Client(1<<20), 4096).Read(context.Background(), tc.uri, tc.auth)
+			fake := &memostest.Memos{}
+			got, err := New(fake.Client(1<<20), 4096).Read(context.Background(), tc.uri, tc.auth)
 			checkAnswer(t, got, err, tc.want, tc.err, tc.notFound, tc.uri)
-			if diff := cmp.Diff(tc.requests, memos.Requests()); diff != "" {
+			if diff := cmp.Diff(tc.requests, fake.Requests()); diff != "" {
 				t.Errorf("requests to Memos (-want +got):\n%s", diff)
 			}
 		})
@@ -103,10 +106,10 @@ func TestRead(t *testing.T) {
 // checkAnswer compares a result's first content, or its error.
 func checkAnswer(t *testing.T, got []byte, err error, want, wantErr string, notFound bool, uri string) {
 	t.Helper()
-	var nf interface{ ResourceNotFound() string }
+	var nf *jsonrpc.Error
 	switch {
 	case notFound:
-		if !errors.As(err, &nf) || nf.ResourceNotFound() != uri {
+		if !errors.As(err, &nf) || nf.Code != jsonrpc.CodeResourceNotFound || string(nf.Data) != `{"uri":`+strconv.Quote(uri)+`}` {
 			t.Errorf("got %s, %v; want resource-not-found for %q", got, err, uri)
 		}
 	case wantErr != "":
@@ -124,25 +127,17 @@ func checkAnswer(t *testing.T, got []byte, err error, want, wantErr string, notF
 	}
 }
 
-// A refused token and Memos' 429 are told to the MCP handler through the
-// error's methods.
+// A refused token and Memos' 429 reach the MCP handler as Memos' error.
 func TestReadFailures(t *testing.T) {
-	memos := &upstreamtest.Memos{}
-	s := New(memos.Client(1<<20), 4096)
-	_, err := s.Read(context.Background(), "memo://memos/m1", upstreamtest.Deleted)
-	var refused interface{ Refused() bool }
-	if !errors.As(err, &refused) || !refused.Refused() {
-		t.Errorf("refused token: %v does not report Refused", err)
+	fake := &memostest.Memos{}
+	s := New(fake.Client(1<<20), 4096)
+	_, err := s.Read(context.Background(), "memo://memos/m1", memostest.Deleted)
+	if !memos.IsRefused(err) {
+		t.Errorf("refused token: %v is not Refused", err)
 	}
-	_, err = s.Read(context.Background(), "memo://memos/m1", upstreamtest.Busy)
-	var limited interface {
-		RetryAfter() (time.Duration, bool)
-	}
-	if !errors.As(err, &limited) {
-		t.Fatalf("429: %v does not report RetryAfter", err)
-	}
-	if wait, ok := limited.RetryAfter(); !ok || wait != 42*time.Second {
-		t.Errorf("429: RetryAfter %v, %v; want 42s", wait, ok)
+	_, err = s.Read(context.Background(), "memo://memos/m1", memostest.Busy)
+	if e, ok := memos.AsError(err); !ok || e.Wait != 42*time.Second {
+		t.Errorf("429: %#v; want a wait of 42s", err)
 	}
 }
 
@@ -161,25 +156,25 @@ func TestList(t *testing.T) {
 		invalid            bool
 		requests           []string
 	}{
-		{name: "first page", auth: upstreamtest.Token, want: page1, requests: []string{"/api/v1/auth/me", mine}},
-		{name: "next page", auth: upstreamtest.Token, cursor: "CAEQAg==",
+		{name: "first page", auth: memostest.Token, want: page1, requests: []string{"/api/v1/auth/me", mine}},
+		{name: "next page", auth: memostest.Token, cursor: "CAEQAg==",
 			want:     `{"resources":[{"uri":"memo://memos/m3","name":"memos/m3","title":"Paid: \"done\"","mimeType":"text/markdown","annotations":{"lastModified":"2026-03-16T12:00:00Z"}}]}`,
 			requests: []string{"/api/v1/auth/me", mine + "&pageToken=CAEQAg%3D%3D"}},
-		{name: "cursor Memos refuses", auth: upstreamtest.Token, cursor: "bogus", invalid: true,
+		{name: "cursor Memos refuses", auth: memostest.Token, cursor: "bogus", invalid: true,
 			requests: []string{"/api/v1/auth/me", mine + "&pageToken=bogus"}},
-		{name: "cursor that is no page token", auth: upstreamtest.Token, cursor: "a&filter=x", invalid: true},
-		{name: "cursor too long", auth: upstreamtest.Token, cursor: strings.Repeat("A", 513), invalid: true},
+		{name: "cursor that is no page token", auth: memostest.Token, cursor: "a&filter=x", invalid: true},
+		{name: "cursor too long", auth: memostest.Token, cursor: strings.Repeat("A", 513), invalid: true},
 		{name: "without a token: the public memos", want: `{"resources":[{"uri":"memo://memos/m2","name":"memos/m2","title":"Plant the tulips #home","mimeType":"text/markdown","annotations":{"lastModified":"2026-04-01T08:00:00Z"}}]}`,
 			requests: []string{"/api/v1/memos?pageSize=50"}},
-		{name: "refused token", auth: upstreamtest.Deleted, err: "401 Unauthorized: authentication required", requests: []string{"/api/v1/auth/me"}},
+		{name: "refused token", auth: memostest.Deleted, err: "401 Unauthorized: authentication required", requests: []string{"/api/v1/auth/me"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			memos := &upstreamtest.Memos{}
-			got, err := New(memos.Client(1<<20), 4096).List(context.Background(), tc.cursor, tc.auth)
-			var invalid interface{ InvalidParams() bool }
+			fake := &memostest.Memos{}
+			got, err := New(fake.Client(1<<20), 4096).List(context.Background(), tc.cursor, tc.auth)
+			var invalid *jsonrpc.Error
 			switch {
 			case tc.invalid:
-				if !errors.As(err, &invalid) {
+				if !errors.As(err, &invalid) || invalid.Code != jsonrpc.CodeInvalidParams {
 					t.Errorf("got %s, %v; want invalid params", got, err)
 				}
 			case tc.err != "":
@@ -193,7 +188,7 @@ func TestList(t *testing.T) {
 					t.Errorf("result (-want +got):\n%s", diff)
 				}
 			}
-			if diff := cmp.Diff(tc.requests, memos.Requests()); diff != "" {
+			if diff := cmp.Diff(tc.requests, fake.Requests()); diff != "" {
 				t.Errorf("requests to Memos (-want +got):\n%s", diff)
 			}
 		})

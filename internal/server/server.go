@@ -18,8 +18,8 @@ import (
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/jsonrpc"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/upstream"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
 
@@ -31,7 +31,7 @@ type Options struct {
 	MemosVersion string      // the Memos version the tool registry was built from
 	ToolCount    int
 	// Probe checks the upstream instance for /healthz.
-	Probe func(context.Context) upstream.Status
+	Probe func(context.Context) memos.Status
 	// StartupMillis reports how long the runtime took to start this Go
 	// instance, when it measured that.
 	StartupMillis func() float64
@@ -122,7 +122,7 @@ Health and configuration: GET /healthz.
 // Go instance's identity and memory use, so that instance reuse and memory
 // growth can be observed.
 func (s *Server) health(ctx context.Context) *web.Response {
-	var probe upstream.Status
+	var probe memos.Status
 	if s.opts.ConfigErr == nil {
 		probe = s.opts.Probe(ctx)
 	}
@@ -206,7 +206,7 @@ func (s *Server) appendMemory(b []byte) []byte {
 }
 
 // appendStatus writes the probe's findings as members of the upstream object.
-func appendStatus(b []byte, st upstream.Status) []byte {
+func appendStatus(b []byte, st memos.Status) []byte {
 	b = append(b, `,"reachable":`...)
 	b = strconv.AppendBool(b, st.Reachable)
 	if st.HTTPStatus != 0 {

@@ -9,7 +9,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/upstream"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
 
@@ -19,8 +19,8 @@ func newTestServer(mcp web.Handler, cfgErr error) *Server {
 		MCP:          mcp,
 		MemosVersion: "v0.30.0",
 		ToolCount:    20,
-		Probe: func(context.Context) upstream.Status {
-			return upstream.Status{Reachable: true, HTTPStatus: 200, MemosVersion: "dev"}
+		Probe: func(context.Context) memos.Status {
+			return memos.Status{Reachable: true, HTTPStatus: 200, MemosVersion: "dev"}
 		},
 		StartupMillis:   func() float64 { return 12.5 },
 		WasmMemoryBytes: func() int64 { return 4 << 20 },
@@ -203,8 +203,8 @@ func TestHealthOAuth(t *testing.T) {
 // An upstream problem makes the health check fail, with the problem shown.
 func TestHealthDegraded(t *testing.T) {
 	s := newTestServer(okMCP, nil)
-	s.opts.Probe = func(context.Context) upstream.Status {
-		return upstream.Status{Reachable: true, HTTPStatus: 200, MemosVersion: "0.31.0", Problem: "the instance runs Memos 0.31.0"}
+	s.opts.Probe = func(context.Context) memos.Status {
+		return memos.Status{Reachable: true, HTTPStatus: 200, MemosVersion: "0.31.0", Problem: "the instance runs Memos 0.31.0"}
 	}
 	resp := get(s, "http://h/healthz")
 	body := gjson.ParseBytes(resp.Body)

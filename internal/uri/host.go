@@ -32,7 +32,8 @@ type Host struct {
 func (h Host) Domain() string { return strings.TrimSuffix(h.Name, ".") }
 
 // IsLoopback reports whether h is a loopback address, or the name
-// localhost itself (RFC 8252's loopback redirects; not its subdomains).
+// localhost itself (RFC 8252's loopback redirects): not the names under
+// .localhost, which ResolvesToLoopback takes too.
 func (h Host) IsLoopback() bool {
 	return h.Kind != DNSName && h.IP.IsLoopback() || h.Domain() == "localhost"
 }

@@ -161,49 +161,11 @@ func (ip IP) IsLoopback() bool {
 	return ip.addr == [16]byte{15: 1}
 }
 
-// IsPrivate reports whether ip is in 10.0.0.0/8, 172.16.0.0/12,
-// 192.168.0.0/16 (RFC 1918) or fc00::/7 (RFC 4193).
-func (ip IP) IsPrivate() bool {
-	if a, ok := ip.v4(); ok {
-		return a[0] == 10 || a[0] == 172 && a[1]&0xf0 == 16 || a[0] == 192 && a[1] == 168
-	}
-	return ip.addr[0]&0xfe == 0xfc
-}
-
-// IsGlobalUnicast reports whether ip is none of the unspecified address,
-// the IPv4 broadcast address, a loopback, multicast or link-local unicast
-// address. Private addresses count as global unicast, as in net/netip.
-func (ip IP) IsGlobalUnicast() bool {
-	if a, ok := ip.v4(); ok {
-		if a == [4]byte{} || a == [4]byte{255, 255, 255, 255} {
-			return false
-		}
-	} else if ip.addr == [16]byte{} {
-		return false
-	}
-	return !ip.IsLoopback() && !ip.isMulticast() && !ip.isLinkLocalUnicast()
-}
-
-// isMulticast reports whether ip is in 224.0.0.0/4 or ff00::/8.
-func (ip IP) isMulticast() bool {
-	if a, ok := ip.v4(); ok {
-		return a[0]&0xf0 == 0xe0
-	}
-	return ip.addr[0] == 0xff
-}
-
-// isLinkLocalUnicast reports whether ip is in 169.254.0.0/16 or fe80::/10.
-func (ip IP) isLinkLocalUnicast() bool {
-	if a, ok := ip.v4(); ok {
-		return a[0] == 169 && a[1] == 254
-	}
-	return ip.addr[0] == 0xfe && ip.addr[1]&0xc0 == 0x80
-}
-
-// IsLoopbackHost reports whether a URL's host name (an IPv6 address with or
-// without its brackets) is localhost, a name under .localhost (RFC 6761) or
-// a loopback address.
-func IsLoopbackHost(host string) bool {
+// ResolvesToLoopback reports whether a URL's host name (an IPv6 address
+// with or without its brackets) is localhost, any name under .localhost
+// (RFC 6761 has them all resolve to loopback) or a loopback address. It is
+// wider than Host.IsLoopback, which takes localhost itself only.
+func ResolvesToLoopback(host string) bool {
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
 		return true
 	}

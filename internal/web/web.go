@@ -22,6 +22,22 @@ func RetryAfter(d time.Duration) string {
 	return strconv.FormatInt(max(int64((d+time.Second-1)/time.Second), 1), 10)
 }
 
+// Credentials splits an Authorization field into its scheme and its
+// credentials, both trimmed: a scheme alone ("Bearer ", as clients send
+// with an empty token setting) has credentials "".
+func Credentials(authorization string) (scheme, credentials string) {
+	scheme, credentials, _ = strings.Cut(strings.TrimSpace(authorization), " ")
+	return scheme, strings.TrimSpace(credentials)
+}
+
+// BearerToken returns the token of an Authorization field of the Bearer
+// scheme (any case); ok is false for another scheme, no token, or more than
+// one token (RFC 6750's b64token holds no space or comma).
+func BearerToken(authorization string) (token string, ok bool) {
+	scheme, token := Credentials(authorization)
+	return token, strings.EqualFold(scheme, "bearer") && token != "" && !strings.ContainsAny(token, " ,\t")
+}
+
 // Get returns the value of the named field, case-insensitively.
 func (h Header) Get(name string) string { return h[strings.ToLower(name)] }
 

@@ -6,10 +6,12 @@ import (
 	"testing"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/finder"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/mcp"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/server"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/upstream"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/tools"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 	"github.com/tidwall/gjson"
 )
@@ -36,7 +38,8 @@ func newHandler(tb testing.TB) web.Handler {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tools := upstream.New(cfg, cannedMemo{})
+	instance := memos.New(memos.Options{URL: cfg.MemosURL.String(), Timeout: cfg.Timeout, MaxResponseBytes: cfg.MaxRespBytes, Release: registry.MemosVersion()}, cannedMemo{})
+	tools := tools.New(instance, finder.Finder{})
 	return server.New(server.Options{
 		Config: cfg,
 		MCP: mcp.NewHandler(mcp.Options{
@@ -45,7 +48,7 @@ func newHandler(tb testing.TB) web.Handler {
 		}),
 		MemosVersion: registry.MemosVersion(),
 		ToolCount:    len(registry.All()),
-		Probe:        tools.Health,
+		Probe:        instance.Health,
 		AccessLog:    io.Discard, // formatted as in the Worker, written nowhere
 	})
 }

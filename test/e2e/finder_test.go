@@ -17,7 +17,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
 	"github.com/memos-mcp-edge/memos-mcp-edge/test/harness"
 )
 
@@ -88,8 +87,7 @@ func finderCall(t *testing.T, ctx context.Context, cs *mcp.ClientSession, name s
 	if !bytes.Equal(a, b) {
 		t.Errorf("%s: text and structuredContent differ:\n%s\n%s", name, a, b)
 	}
-	def, _ := registry.Lookup(name)
-	if err := outputSchema(t, def).Validate(fromText); err != nil {
+	if err := outputSchema(t, name).Validate(fromText); err != nil {
 		t.Errorf("%s: result does not match the output schema: %v", name, err)
 	}
 	return res

@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -31,14 +30,14 @@ func TestClientIDLoopbackSpellings(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer listener.Close()
-	var connections atomic.Int32
+	accepted := make(chan string) // the remote address of each connection
 	go func() {
 		for {
 			c, err := listener.Accept()
 			if err != nil {
 				return
 			}
-			connections.Add(1)
+			accepted <- c.RemoteAddr().String()
 			c.Close()
 		}
 	}()
@@ -81,10 +80,28 @@ func TestClientIDLoopbackSpellings(t *testing.T) {
 			}
 		})
 	}
-	// A connection the Worker opened would have been accepted by now.
-	time.Sleep(time.Second)
-	if n := connections.Load(); n != 0 {
-		t.Errorf("the Worker opened %d connections to the loopback listener", n)
+	// A fetch of the Worker's would have connected before its answer came:
+	// a connection of the test's own, queued after any of them, ends the
+	// count.
+	own, err := net.Dial("tcp", listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer own.Close()
+	others, deadline := 0, time.After(time.Minute)
+	for waiting := true; waiting; {
+		select {
+		case from := <-accepted:
+			waiting = from != own.LocalAddr().String()
+			if waiting {
+				others++
+			}
+		case <-deadline:
+			t.Fatal("the listener did not accept the test's own connection")
+		}
+	}
+	if others != 0 {
+		t.Errorf("the Worker opened %d connections to the loopback listener", others)
 	}
 }
 

@@ -86,7 +86,7 @@ func TestTSSDKOAuth(t *testing.T) {
 		run := runNode(t, ctx, root, []string{
 			"MCP_URL=" + gw.URL + "/mcp", "MODE=dcr", "ACCESS=read",
 			"MEMOS_USERNAME=" + memos.Username, "MEMOS_PASSWORD=" + memos.Password,
-			"EXPECT_TOOLS=" + strconv.Itoa(readOnly.Served(false).Len()),
+			"EXPECT_TOOLS=" + strconv.Itoa(readOnly.Full().Len()),
 		}, "test/clients/ts-oauth.mjs")
 		out := string(run.stdout)
 		t.Logf("ts-oauth.mjs output:\n%s%s", out, run.stderr)

@@ -96,8 +96,7 @@ func (c *tools) ok(name string, args map[string]any) map[string]any {
 	if strings.Contains(text, ":null") {
 		c.t.Errorf("%s: result carries a null member: %s", name, text)
 	}
-	def, _ := registry.Lookup(name)
-	if err := outputSchema(c.t, def).Validate(obj); err != nil {
+	if err := outputSchema(c.t, name).Validate(obj); err != nil {
 		c.t.Errorf("%s: result does not match the output schema: %v\n%s", name, err, text)
 	}
 	return obj
@@ -117,8 +116,17 @@ func (c *tools) fails(name string, args map[string]any) string {
 	return text
 }
 
-func outputSchema(t *testing.T, def *registry.Tool) *jsonschema.Schema {
+func outputSchema(t *testing.T, name string) *jsonschema.Schema {
 	t.Helper()
+	var def *registry.Tool
+	for _, tool := range registry.All() {
+		if tool.Name == name {
+			def = &tool
+		}
+	}
+	if def == nil {
+		t.Fatalf("no tool %s", name)
+	}
 	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(def.OutputSchema()))
 	if err != nil {
 		t.Fatal(err)

@@ -83,7 +83,7 @@ func check(vars map[string]string) []string {
 	}
 	loopback := strings.TrimSpace(vars["ALLOWED_HOSTS"]) != ""
 	for _, h := range strings.Split(vars["ALLOWED_HOSTS"], ",") {
-		loopback = loopback && uri.IsLoopbackHost(strings.TrimSpace(h))
+		loopback = loopback && uri.ResolvesToLoopback(strings.TrimSpace(h))
 	}
 	if loopback {
 		problems = append(problems, "ALLOWED_HOSTS lists only loopback names: every path answers 403; set it to the host names you serve, e.g. mcp.example.com")

@@ -1,11 +1,11 @@
-package upstream
+package tools
 
 import (
 	"errors"
 	"strconv"
 	"strings"
-	"unicode"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
@@ -83,31 +83,13 @@ func pathID(name, value, parent string) (string, error) {
 	if parent != "" && strings.HasPrefix(value, parent) {
 		id = value[len(parent):]
 	}
-	switch {
-	case id == "":
-		return "", errors.New("argument " + strconv.Quote(name) + " must not be empty")
-	case strings.ContainsRune(id, '/'):
+	if id != "" && strings.ContainsRune(id, '/') {
 		return "", errors.New("argument " + strconv.Quote(name) + " must be an id or a resource name of the form " + parent + "<id>")
-	case id == "." || id == "..":
-		return "", errors.New("argument " + strconv.Quote(name) + " must be an id, not " + strconv.Quote(id))
 	}
-	for _, r := range id {
-		if !idRune(r) {
-			return "", errors.New("argument " + strconv.Quote(name) + " must not contain " + strconv.QuoteRune(r) + ": ids are letters, digits, '-', '_', '.', '~' and '@'")
-		}
+	if problem := memos.CheckID(id); problem != "" {
+		return "", errors.New("argument " + strconv.Quote(name) + " " + problem)
 	}
 	return id, nil
-}
-
-// idRune reports whether r may appear in an id. Memos' ids are letters,
-// digits and dashes; refusing everything that has a meaning in a URL (%, ?,
-// #, :, ;, \, spaces, control characters) keeps the path's shape fixed even
-// behind proxies that decode twice.
-func idRune(r rune) bool {
-	if r < 0x80 {
-		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("-_.~@", r)
-	}
-	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
 // buildQuery writes the declared query parameters that are present, in the

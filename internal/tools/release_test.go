@@ -1,4 +1,4 @@
-package upstream
+package tools
 
 import (
 	"context"
@@ -37,7 +37,7 @@ func TestReleaseMismatchOn404(t *testing.T) {
 				}
 				return &web.Response{Status: tc.status, Header: h, Body: []byte(notFound)}, nil
 			}}
-			res, ok, _, _ := New(testConfig(), doer).Call(context.Background(), "shortcut_list_shortcuts", rawjson.Parse(`{"user":"alice"}`), "Bearer t")
+			res, ok, _, _ := run(newTable(testConfig(), doer), context.Background(), "shortcut_list_shortcuts", rawjson.Parse(`{"user":"alice"}`), "Bearer t")
 			r := gjson.ParseBytes(res)
 			text := r.Get("content.0.text").Str
 			if !ok || !r.Get("isError").Bool() {
@@ -59,8 +59,8 @@ func TestServeSelection(t *testing.T) {
 		t.Fatal(err)
 	}
 	doer := &fakeDoer{}
-	c := New(testConfig(), doer).Within(sel.Served(false))
-	if got, want := string(c.ListJSON()), string(sel.Served(false).ListJSON()); got != want {
+	c := newTable(testConfig(), doer).Within(sel.Full())
+	if got, want := string(c.ListJSON()), string(sel.Full().ListJSON()); got != want {
 		t.Errorf("ListJSON is not the selection's list")
 	}
 	for _, tc := range []struct {
@@ -72,7 +72,7 @@ func TestServeSelection(t *testing.T) {
 		{"auth_get_current_user", `{}`, false},
 		{"no_such_tool", `{}`, false},
 	} {
-		if _, ok, _, _ := c.Call(context.Background(), tc.tool, rawjson.Parse(tc.args), "Bearer t"); ok != tc.known {
+		if _, ok, _, _ := run(c, context.Background(), tc.tool, rawjson.Parse(tc.args), "Bearer t"); ok != tc.known {
 			t.Errorf("%s: known=%t, want %t", tc.tool, ok, tc.known)
 		}
 	}

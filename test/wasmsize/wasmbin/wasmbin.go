@@ -83,23 +83,6 @@ func (r *Reader) ULEB() uint64 {
 	return 0
 }
 
-// SLEB32 reads a signed LEB128 number of at most 32 bits (five bytes).
-func (r *Reader) SLEB32() int64 {
-	var v int64
-	for shift := 0; shift < 35; shift += 7 {
-		c := r.Byte()
-		v |= int64(c&0x7f) << shift
-		if c&0x80 == 0 {
-			if c&0x40 != 0 {
-				v |= -1 << (shift + 7)
-			}
-			return v
-		}
-	}
-	r.Fail()
-	return 0
-}
-
 // Bytes reads the next n bytes.
 func (r *Reader) Bytes(n int) []byte {
 	if n < 0 || n > len(r.B)-r.Off {

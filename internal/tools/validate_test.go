@@ -1,17 +1,18 @@
-package upstream
+package tools
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/finder"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 	"github.com/tidwall/gjson"
 )
@@ -58,15 +59,44 @@ func (f *fakeDoer) requests() []*web.Request {
 
 const testBase = "https://memos.example.com"
 
-func testConfig() config.Config {
-	u, _ := uri.Parse(testBase)
-	return config.Config{MemosURL: &u, MaxRespBytes: 1 << 20, Timeout: 5 * time.Second}
+func testConfig() memos.Options {
+	return memos.Options{URL: testBase, MaxResponseBytes: 1 << 20, Timeout: 5 * time.Second, Release: registry.MemosVersion()}
 }
 
+// newTable returns the table of every tool, asking Memos through doer.
+func newTable(opts memos.Options, doer web.Doer) *Table {
+	return New(memos.New(opts, doer), finder.Finder{})
+}
+
+// run calls a tool as the MCP handler does and returns what it would
+// answer: the tool's result, or its error as an isError result, with what
+// the error says of the credentials and of waiting. ok is false for a tool
+// unknown to c.
+func run(c interface {
+	Call(context.Context, string, rawjson.Value, string) ([]byte, error)
+}, ctx context.Context, name string, args rawjson.Value, auth string) (res []byte, ok, refused bool, wait time.Duration) {
+	res, err := c.Call(ctx, name, args, auth)
+	switch {
+	case errors.Is(err, errUnknown):
+		return nil, false, false, 0
+	case err != nil:
+		e, _ := memos.AsError(err)
+		if e != nil {
+			refused, wait = e.Refused, e.Wait
+		}
+		res = append(append([]byte(`{"content":[{"type":"text","text":`), rawjson.AppendString(nil, err.Error())...), `}],"isError":true}`...)
+	}
+	return res, true, refused, wait
+}
+
+// profilePath is the instance's public profile, which the client reads to
+// learn the release.
+const profilePath = "/api/v1/instance/profile"
+
 // call runs a tool against doer and returns the result's text and isError.
-func call(t *testing.T, c *Client, name, args string) (text string, isError bool) {
+func call(t *testing.T, c *Table, name, args string) (text string, isError bool) {
 	t.Helper()
-	res, ok, _, _ := c.Call(context.Background(), name, rawjson.Parse(args), "Bearer tok")
+	res, ok, _, _ := run(c, context.Background(), name, rawjson.Parse(args), "Bearer tok")
 	if !ok {
 		t.Fatalf("tool %s unknown", name)
 	}
@@ -117,7 +147,7 @@ func TestArgumentErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			doer := &fakeDoer{}
-			c := New(testConfig(), doer)
+			c := newTable(testConfig(), doer)
 			text, isError := call(t, c, tc.tool, tc.args)
 			if !isError || text != tc.want {
 				t.Errorf("got %q (isError %v), want %q", text, isError, tc.want)
@@ -146,13 +176,13 @@ func TestArgumentCost(t *testing.T) {
 		{"items each missing a member, under the cap", many(`{"type":"REFERENCE"}`, 4_000), `missing required argument "body.relations[0].memo"`, 4 << 20},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := New(testConfig(), &fakeDoer{})
+			c := newTable(testConfig(), &fakeDoer{})
 			args := rawjson.Parse(tc.args)
-			c.Call(t.Context(), "memo_set_memo_relations", rawjson.Parse(`{}`), "") // compile the schema first
+			run(c, t.Context(), "memo_set_memo_relations", rawjson.Parse(`{}`), "") // compile the schema first
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
-			res, _, _, _ := c.Call(t.Context(), "memo_set_memo_relations", args, "Bearer tok")
+			res, _, _, _ := run(c, t.Context(), "memo_set_memo_relations", args, "Bearer tok")
 			runtime.ReadMemStats(&after)
 			if text := gjson.GetBytes(res, "content.0.text").Str; text != tc.want {
 				t.Errorf("got %q, want %q", text, tc.want)
@@ -167,7 +197,7 @@ func TestArgumentCost(t *testing.T) {
 // The first problem is chosen deterministically, whatever order the
 // validator finds them in.
 func TestArgumentErrorIsStable(t *testing.T) {
-	c := New(testConfig(), &fakeDoer{})
+	c := newTable(testConfig(), &fakeDoer{})
 	args := `{"memo":"a","body":{"content":1,"pinned":"no","visibility":"X","state":"Y"}}`
 	first, _ := call(t, c, "memo_update_memo", args)
 	for range 50 {
@@ -181,8 +211,8 @@ func TestArgumentErrorIsStable(t *testing.T) {
 }
 
 func TestUnknownTool(t *testing.T) {
-	c := New(testConfig(), &fakeDoer{})
-	if res, ok, _, _ := c.Call(context.Background(), "no_such_tool", rawjson.Value{}, ""); ok || res != nil {
+	c := newTable(testConfig(), &fakeDoer{})
+	if res, ok, _, _ := run(c, context.Background(), "no_such_tool", rawjson.Value{}, ""); ok || res != nil {
 		t.Errorf("Call(no_such_tool) = %s, %v; want nil, false", res, ok)
 	}
 }
@@ -190,7 +220,7 @@ func TestUnknownTool(t *testing.T) {
 // Every tool's input schema compiles, and an argument that is not in the
 // schema is refused by each.
 func TestEverySchemaCompiles(t *testing.T) {
-	c := New(testConfig(), &fakeDoer{})
+	c := newTable(testConfig(), &fakeDoer{})
 	for _, def := range registry.All() {
 		t.Run(def.Name, func(t *testing.T) {
 			if _, err := c.tools[def.Name].prepare(); err != nil {

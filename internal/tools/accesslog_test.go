@@ -1,4 +1,4 @@
-package upstream
+package tools
 
 import (
 	"bytes"
@@ -38,7 +38,7 @@ func TestCallAccessLog(t *testing.T) {
 					return nil, ctx.Err()
 				}
 			}
-			New(testConfig(), doer).Call(ctx, "memo_get_memo", rawjson.Parse(tc.args), "Bearer secret-token")
+			run(newTable(testConfig(), doer), ctx, "memo_get_memo", rawjson.Parse(tc.args), "Bearer secret-token")
 			var buf bytes.Buffer
 			entry.Write(&buf, 200)
 			line := buf.String()

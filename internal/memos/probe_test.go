@@ -1,9 +1,10 @@
-package upstream
+package memos
 
 import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
@@ -35,7 +36,7 @@ func TestProbeProblems(t *testing.T) {
 			want: "the Memos instance cannot be reached: check that it is up and that MEMOS_URL (or MEMOS_SERVICE) points at it"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := New(testConfig(), &fakeDoer{resp: tc.resp, err: tc.err, probes: true}).Probe(t.Context())
+			s := New(testOptions(), &fakeDoer{resp: tc.resp, err: tc.err}).Probe(t.Context())
 			if s.Reachable != tc.reachable || !strings.Contains(s.Problem, tc.want) || s.MemosVersion != "" {
 				t.Errorf("status %+v, want reachable=%t and a problem containing %q", s, tc.reachable, tc.want)
 			}
@@ -58,10 +59,80 @@ func TestProbeReleases(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			body := []byte(`{"version":"` + tc.version + `"}`)
-			s := New(testConfig(), &fakeDoer{resp: &web.Response{Status: 200, Header: json, Body: body}, probes: true}).Probe(t.Context())
+			s := New(testOptions(), &fakeDoer{resp: &web.Response{Status: 200, Header: json, Body: body}}).Probe(t.Context())
 			if !s.Reachable || s.MemosVersion != tc.version || !strings.HasPrefix(s.Problem, tc.problem) || (tc.problem == "") != (s.Problem == "") {
 				t.Errorf("status %+v, want a problem starting %q", s, tc.problem)
 			}
 		})
+	}
+}
+
+// /healthz probes the instance at most once per healthTTL, however often it
+// is asked: it answers anyone who reaches the gateway.
+func TestHealthIsCached(t *testing.T) {
+	doer := &fakeDoer{resp: &web.Response{Status: 200, Header: web.Header{"content-type": "application/json"}, Body: []byte(`{"version":"dev"}`)}}
+	c := New(testOptions(), doer)
+	for range 50 {
+		if s := c.Health(t.Context()); s.Problem != "" || s.MemosVersion != "dev" {
+			t.Fatalf("status %+v", s)
+		}
+	}
+	if n := len(doer.requests()); n != 1 {
+		t.Errorf("%d probes for 50 health checks, want 1", n)
+	}
+	c.health.at = time.Now().Add(-healthTTL) // as if healthTTL had passed
+	c.Health(t.Context())
+	if n := len(doer.requests()); n != 2 {
+		t.Errorf("%d probes after the cache expired, want 2", n)
+	}
+}
+
+// The health check passes Cloudflare Access too, and sends no token.
+func TestProbeHeaders(t *testing.T) {
+	opts := testOptions()
+	opts.AccessClientID, opts.AccessClientSecret = "id.access", "shh"
+	doer := &fakeDoer{resp: &web.Response{Status: 200, Header: web.Header{"content-type": "application/json"}, Body: []byte(`{"version":"dev"}`)}}
+	if s := New(opts, doer).Probe(t.Context()); s.Problem != "" || s.MemosVersion != "dev" {
+		t.Errorf("status %+v", s)
+	}
+	reqs := doer.requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	h := reqs[0].Header
+	if h["cf-access-client-id"] != "id.access" || h["cf-access-client-secret"] != "shh" || h["authorization"] != "" {
+		t.Errorf("probe headers %v", h)
+	}
+}
+
+// Every request to Memos carries its timeout for the Doer to enforce: a
+// caller's request and an account call UPSTREAM_TIMEOUT_MS, a probe at most
+// probeTimeout.
+func TestRequestsCarryTimeout(t *testing.T) {
+	opts := testOptions()
+	for _, timeout := range []time.Duration{20 * time.Millisecond, time.Minute} {
+		opts.Timeout = timeout
+		doer := &fakeDoer{resp: &web.Response{Status: 200, Header: web.Header{"content-type": "application/json"}, Body: []byte(`{"user":{"name":"users/1"},"version":"0.30.0"}`)}}
+		c := New(opts, doer)
+		if _, err := c.As("Bearer t").Get(t.Context(), "/api/v1/memos/{memo}", "/api/v1/memos/a"); err != nil {
+			t.Fatal(err)
+		}
+		c.Probe(t.Context())
+		if _, err := c.CurrentUser(t.Context(), "token"); err != nil {
+			t.Fatal(err)
+		}
+		reqs := doer.requests()
+		if len(reqs) != 3 {
+			t.Fatalf("%d requests, want a caller's read, a probe and an account call", len(reqs))
+		}
+		for _, r := range reqs {
+			want := timeout
+			if strings.HasSuffix(r.URL, profilePath) {
+				want = min(timeout, probeTimeout)
+			}
+			if r.Timeout != want {
+				t.Errorf("%s %s: timeout %v, want %v", r.Method, r.URL, r.Timeout, want)
+			}
+		}
 	}
 }

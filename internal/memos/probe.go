@@ -1,4 +1,4 @@
-package upstream
+package memos
 
 import (
 	"context"
@@ -61,7 +61,7 @@ func (c *Client) Health(ctx context.Context) Status {
 func (c *Client) Probe(ctx context.Context) Status {
 	header := web.Header{"accept": "application/json"}
 	c.addAccess(header)
-	resp, err := c.doer.Do(ctx, &web.Request{Method: "GET", URL: c.endpoint(profilePath), Header: header, Timeout: min(c.cfg.Timeout, probeTimeout)})
+	resp, err := c.doer.Do(ctx, &web.Request{Method: "GET", URL: c.base + profilePath, Header: header, Timeout: min(c.opts.Timeout, probeTimeout)})
 	if err != nil {
 		logline.Print("health check: GET ", profilePath, ": ", err.Error())
 		return Status{Problem: c.failure(ctx, err)}
@@ -80,8 +80,8 @@ func (c *Client) Probe(ctx context.Context) Status {
 		s.Problem, detail = c.notJSON(resp)
 	default:
 		s.MemosVersion = rawjson.ParseBytes(resp.Body).Get("version").String()
-		s.Problem = VersionMismatch(s.MemosVersion)
-		c.version.note(s.MemosVersion)
+		s.Problem = mismatch(s.MemosVersion, c.opts.Release)
+		c.version.note(s.MemosVersion, c.opts.Release)
 	}
 	if detail != "" {
 		logline.Print("health check: GET ", profilePath, ": HTTP ", strconv.Itoa(resp.Status), ": ", detail)

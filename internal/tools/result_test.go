@@ -1,4 +1,4 @@
-package upstream
+package tools
 
 import (
 	"bytes"
@@ -8,9 +8,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
@@ -69,16 +69,16 @@ func TestNormalize(t *testing.T) {
 			t.Errorf("normalize(%q): %v, want errNotJSON", bad, err)
 		}
 	}
-	// Nested deeper than maxAnswerDepth: refused as such, whole or wrapped
+	// Nested deeper than memos.MaxAnswerDepth: refused as such, whole or wrapped
 	// under "result"; at the bound it passes.
 	nest := func(n int) string { return strings.Repeat(`{"a":`, n) + "[]" + strings.Repeat("}", n) }
 	for _, tc := range []struct {
 		body string
 		want error
 	}{
-		{nest(maxAnswerDepth - 1), nil},
-		{nest(maxAnswerDepth), errTooDeep},
-		{"[" + nest(maxAnswerDepth-2) + "]", nil},
+		{nest(memos.MaxAnswerDepth - 1), nil},
+		{nest(memos.MaxAnswerDepth), errTooDeep},
+		{"[" + nest(memos.MaxAnswerDepth-2) + "]", nil},
 		{strings.Repeat("[", 100000) + strings.Repeat("]", 100000), errTooDeep},
 		{strings.Repeat("[", 100000) + strings.Repeat("]", 99999), errNotJSON},
 	} {
@@ -93,7 +93,7 @@ func TestNormalize(t *testing.T) {
 func TestSuccessResult(t *testing.T) {
 	doer := &fakeDoer{resp: &web.Response{Status: 200, Header: web.Header{"content-type": "application/json"},
 		Body: []byte(`{"name": "memos/a", "content": "<b>\"hi\"</b> & more", "location": null}`)}}
-	res, _, _, _ := New(testConfig(), doer).Call(t.Context(), "memo_get_memo", rawjson.Parse(`{"memo":"a"}`), "")
+	res, _, _, _ := run(newTable(testConfig(), doer), t.Context(), "memo_get_memo", rawjson.Parse(`{"memo":"a"}`), "")
 	r := gjson.ParseBytes(res)
 	want := `{"name":"memos/a","content":"<b>\"hi\"</b> & more"}`
 	if got := r.Get("structuredContent").Raw; got != want {
@@ -135,7 +135,7 @@ func TestOutputSchemas(t *testing.T) {
 		{"auth_get_current_user", `{"user":{"name":"users/admin","role":"ADMIN","username":"admin","email":"","displayName":"","avatarUrl":"","description":"","password":"","state":"NORMAL","createTime":"2026-11-29T11:12:57Z","updateTime":"2026-11-29T11:12:57Z"}}`, false},
 	} {
 		t.Run(tc.tool, func(t *testing.T) {
-			def, _ := registry.Lookup(tc.tool)
+			def := newTable(testConfig(), &fakeDoer{}).tools[tc.tool].def
 			doc, err := jsonschema.UnmarshalJSON(strings.NewReader(def.OutputSchema()))
 			if err != nil {
 				t.Fatal(err)
@@ -249,7 +249,7 @@ func TestUpstreamFailures(t *testing.T) {
 				cfg.AccessClientID, cfg.AccessClientSecret = "id.access", "access-secret-value"
 			}
 			doer := &fakeDoer{resp: tc.resp, err: tc.err}
-			res, _, refused, _ := New(cfg, doer).Call(t.Context(), "memo_get_memo", rawjson.Parse(`{"memo":"secret-id"}`), "Bearer token-value")
+			res, _, refused, _ := run(newTable(cfg, doer), t.Context(), "memo_get_memo", rawjson.Parse(`{"memo":"secret-id"}`), "Bearer token-value")
 			if refused != tc.refused {
 				t.Errorf("refused %v, want %v", refused, tc.refused)
 			}
@@ -282,43 +282,14 @@ func TestCancel(t *testing.T) {
 	logline.SetOutput(&bytes.Buffer{})
 	defer logline.SetOutput(nil)
 	ctx, cancel := context.WithCancel(context.Background())
-	c := New(testConfig(), &fakeDoer{answer: func(ctx context.Context, req *web.Request) (*web.Response, error) {
+	c := newTable(testConfig(), &fakeDoer{answer: func(ctx context.Context, req *web.Request) (*web.Response, error) {
 		cancel()
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}})
-	res, _, _, _ := c.Call(ctx, "memo_get_memo", rawjson.Parse(`{"memo":"a"}`), "")
+	res, _, _, _ := run(c, ctx, "memo_get_memo", rawjson.Parse(`{"memo":"a"}`), "")
 	if got := gjson.GetBytes(res, "content.0.text").String(); got != "the call was cancelled before Memos answered" {
 		t.Errorf("cancel: got %q", got)
-	}
-}
-
-// Every request to Memos carries its timeout for the Doer to enforce: a tool
-// call and an account call UPSTREAM_TIMEOUT_MS, a probe at most probeTimeout.
-func TestRequestsCarryTimeout(t *testing.T) {
-	cfg := testConfig()
-	for _, timeout := range []time.Duration{20 * time.Millisecond, time.Minute} {
-		cfg.Timeout = timeout
-		doer := &fakeDoer{probes: true, resp: &web.Response{Status: 200, Header: web.Header{"content-type": "application/json"}, Body: []byte(`{"user":{"name":"users/1"},"version":"0.30.0"}`)}}
-		c := New(cfg, doer)
-		call(t, c, "memo_get_memo", `{"memo":"a"}`)
-		c.Probe(t.Context())
-		if _, err := c.CurrentUser(t.Context(), "token"); err != nil {
-			t.Fatal(err)
-		}
-		reqs := doer.requests()
-		if len(reqs) < 3 {
-			t.Fatalf("%d requests, want a tool call, a probe and an account call", len(reqs))
-		}
-		for _, r := range reqs {
-			want := timeout
-			if strings.HasSuffix(r.URL, profilePath) {
-				want = min(timeout, probeTimeout)
-			}
-			if r.Timeout != want {
-				t.Errorf("%s %s: timeout %v, want %v", r.Method, r.URL, r.Timeout, want)
-			}
-		}
 	}
 }
 

@@ -1,12 +1,11 @@
-package upstream
+package tools
 
 import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 	"github.com/tidwall/gjson"
@@ -14,7 +13,7 @@ import (
 
 // sent runs a tool call against a fake Memos and returns the one request it
 // got, or the tool error.
-func sent(t *testing.T, c *Client, doer *fakeDoer, name, args string) (*web.Request, string) {
+func sent(t *testing.T, c *Table, doer *fakeDoer, name, args string) (*web.Request, string) {
 	t.Helper()
 	text, isError := call(t, c, name, args)
 	reqs := doer.requests()
@@ -72,7 +71,7 @@ func TestRequests(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			doer := &fakeDoer{}
-			req, failure := sent(t, New(testConfig(), doer), doer, tc.tool, tc.args)
+			req, failure := sent(t, newTable(testConfig(), doer), doer, tc.tool, tc.args)
 			if req == nil {
 				t.Fatalf("refused: %s", failure)
 			}
@@ -132,7 +131,7 @@ func TestPathInjection(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			doer := &fakeDoer{}
-			req, failure := sent(t, New(testConfig(), doer), doer, tc.tool, tc.args)
+			req, failure := sent(t, newTable(testConfig(), doer), doer, tc.tool, tc.args)
 			if req != nil {
 				t.Fatalf("sent %s %s", req.Method, req.URL)
 			}
@@ -156,7 +155,7 @@ func TestUpdateMaskErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			doer := &fakeDoer{}
 			args := `{"memo":"abc","updateMask":` + string(gjson.AppendJSONString(nil, tc.mask)) + `,"body":{"content":"x"}}`
-			req, failure := sent(t, New(testConfig(), doer), doer, "memo_update_memo", args)
+			req, failure := sent(t, newTable(testConfig(), doer), doer, "memo_update_memo", args)
 			if req != nil {
 				t.Fatalf("sent %s", req.URL)
 			}
@@ -251,8 +250,8 @@ func TestHeaders(t *testing.T) {
 				cfg.AccessClientID, cfg.AccessClientSecret = "id.access", "shh"
 			}
 			doer := &fakeDoer{}
-			c := New(cfg, doer)
-			c.Call(t.Context(), "memo_get_memo", rawjson.Parse(`{"memo":"a"}`), tc.auth)
+			c := newTable(cfg, doer)
+			run(c, t.Context(), "memo_get_memo", rawjson.Parse(`{"memo":"a"}`), tc.auth)
 			reqs := doer.requests()
 			if len(reqs) != 1 {
 				t.Fatalf("%d requests", len(reqs))
@@ -278,8 +277,8 @@ func TestAnonymousBehindAccess(t *testing.T) {
 	cfg.AccessClientID, cfg.AccessClientSecret = "id.access", "shh"
 	for _, auth := range []string{"", "Bearer ", "bearer", "  "} {
 		doer := &fakeDoer{probes: true}
-		c := New(cfg, doer)
-		res, ok, _, _ := c.Call(t.Context(), "memo_get_memo", rawjson.Parse(`{"memo":"a"}`), auth)
+		c := newTable(cfg, doer)
+		res, ok, _, _ := run(c, t.Context(), "memo_get_memo", rawjson.Parse(`{"memo":"a"}`), auth)
 		text := gjson.GetBytes(res, "content.0.text").Str
 		if !ok || !gjson.GetBytes(res, "isError").Bool() || !strings.Contains(text, "behind Cloudflare Access") || strings.Contains(string(res), "shh") {
 			t.Errorf("call with Authorization %q behind Access: %s", auth, res)
@@ -293,16 +292,16 @@ func TestAnonymousBehindAccess(t *testing.T) {
 // Behind a service binding without MEMOS_URL, a placeholder host stands in.
 func TestEndpointWithoutURL(t *testing.T) {
 	doer := &fakeDoer{}
-	c := New(testConfigWithoutURL(), doer)
-	c.Call(t.Context(), "memo_get_memo", rawjson.Parse(`{"memo":"a"}`), "")
+	c := newTable(testConfigWithoutURL(), doer)
+	run(c, t.Context(), "memo_get_memo", rawjson.Parse(`{"memo":"a"}`), "")
 	if reqs := doer.requests(); len(reqs) != 1 || reqs[0].URL != "https://memos.invalid/api/v1/memos/a" {
 		t.Errorf("requests %v", reqs)
 	}
 }
 
-func testConfigWithoutURL() (c config.Config) {
+func testConfigWithoutURL() (c memos.Options) {
 	c = testConfig()
-	c.MemosURL, c.MemosService = nil, "MEMOS"
+	c.URL = ""
 	return c
 }
 
@@ -317,9 +316,9 @@ func FuzzPathArguments(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, memo, reaction string) {
 		doer := &fakeDoer{}
-		c := New(testConfig(), doer)
+		c := newTable(testConfig(), doer)
 		args := `{"memo":` + string(gjson.AppendJSONString(nil, memo)) + `,"reaction":` + string(gjson.AppendJSONString(nil, reaction)) + `}`
-		c.Call(t.Context(), "memo_delete_memo_reaction", rawjson.Parse(args), "")
+		run(c, t.Context(), "memo_delete_memo_reaction", rawjson.Parse(args), "")
 		reqs := doer.requests()
 		if len(reqs) == 0 {
 			return
@@ -341,42 +340,4 @@ func FuzzPathArguments(f *testing.F) {
 			t.Fatalf("URL %q has a query, a fragment or another host", reqs[0].URL)
 		}
 	})
-}
-
-// /healthz probes the instance at most once per healthTTL, however often it
-// is asked: it answers anyone who reaches the gateway.
-func TestHealthIsCached(t *testing.T) {
-	doer := &fakeDoer{probes: true, resp: &web.Response{Status: 200, Header: web.Header{"content-type": "application/json"}, Body: []byte(`{"version":"dev"}`)}}
-	c := New(testConfig(), doer)
-	for range 50 {
-		if s := c.Health(t.Context()); s.Problem != "" || s.MemosVersion != "dev" {
-			t.Fatalf("status %+v", s)
-		}
-	}
-	if n := len(doer.requests()); n != 1 {
-		t.Errorf("%d probes for 50 health checks, want 1", n)
-	}
-	c.health.at = time.Now().Add(-healthTTL) // as if healthTTL had passed
-	c.Health(t.Context())
-	if n := len(doer.requests()); n != 2 {
-		t.Errorf("%d probes after the cache expired, want 2", n)
-	}
-}
-
-// The health check passes Cloudflare Access too, and sends no token.
-func TestProbeHeaders(t *testing.T) {
-	cfg := testConfig()
-	cfg.AccessClientID, cfg.AccessClientSecret = "id.access", "shh"
-	doer := &fakeDoer{probes: true, resp: &web.Response{Status: 200, Header: web.Header{"content-type": "application/json"}, Body: []byte(`{"version":"dev"}`)}}
-	if s := New(cfg, doer).Probe(t.Context()); s.Problem != "" || s.MemosVersion != "dev" {
-		t.Errorf("status %+v", s)
-	}
-	reqs := doer.requests()
-	if len(reqs) != 1 {
-		t.Fatalf("%d requests", len(reqs))
-	}
-	h := reqs[0].Header
-	if h["cf-access-client-id"] != "id.access" || h["cf-access-client-secret"] != "shh" || h["authorization"] != "" {
-		t.Errorf("probe headers %v", h)
-	}
 }

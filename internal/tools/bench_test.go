@@ -1,4 +1,4 @@
-package upstream
+package tools
 
 import (
 	"context"
@@ -26,16 +26,16 @@ const benchMemo = `{"name": "memos/7dWjQzK3mGsEKdKtcqKqBz", "state": "NORMAL", "
 	`"snippet": "Ramen at #tokyo with friends, see the photo.", "location": {"placeholder": "Tokyo", "latitude": 35.68, "longitude": 139.69}}`
 
 func benchmarkCall(b *testing.B, tool, args, answer string) {
-	c := New(testConfig(), cannedDoer{&web.Response{Status: 200, Header: web.Header{"content-type": "application/json"}, Body: []byte(answer)}})
+	c := newTable(testConfig(), cannedDoer{&web.Response{Status: 200, Header: web.Header{"content-type": "application/json"}, Body: []byte(answer)}})
 	a := rawjson.Parse(args)
 	ctx := context.Background()
-	if res, _, _, _ := c.Call(ctx, tool, a, "Bearer memos_pat_x"); gjson.GetBytes(res, "isError").Bool() {
+	if res, _, _, _ := run(c, ctx, tool, a, "Bearer memos_pat_x"); gjson.GetBytes(res, "isError").Bool() {
 		b.Fatalf("tool error: %s", res)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		c.Call(ctx, tool, a, "Bearer memos_pat_x")
+		run(c, ctx, tool, a, "Bearer memos_pat_x")
 	}
 }
 

@@ -1,4 +1,4 @@
-package upstream
+package memos
 
 import (
 	"strconv"
@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
 )
 
 // versionTTL is how long a learnt instance version is trusted; an instance
@@ -35,23 +34,23 @@ func (v *versionCache) stale() bool {
 	return true
 }
 
-// note records a version the instance reported and logs a mismatch with the
-// registry once.
-func (v *versionCache) note(version string) {
+// note records a version the instance reported and logs a mismatch with
+// release, the one the tools were built for, once.
+func (v *versionCache) note(version, release string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.value, v.learnt = version, time.Now()
-	if w := VersionMismatch(version); w != "" && v.warned != version {
+	if w := mismatch(version, release); w != "" && v.warned != version {
 		v.warned = version
-		logline.Print(`{"msg":"version mismatch","instance":`, strconv.Quote(version), `,"registry":`, strconv.Quote(registry.MemosVersion()), `,"warning":`, strconv.Quote(w), "}")
+		logline.Print(`{"msg":"version mismatch","instance":`, strconv.Quote(version), `,"registry":`, strconv.Quote(release), `,"warning":`, strconv.Quote(w), "}")
 	}
 }
 
-// VersionMismatch says what is wrong when the instance runs another Memos
-// release than the registry was generated from; "" when they agree or the
-// instance does not say (source builds report "dev", which is no mismatch).
-func VersionMismatch(instance string) string {
-	want := strings.TrimPrefix(registry.MemosVersion(), "v")
+// mismatch says what is wrong when the instance runs another Memos release
+// than the tools were built for; "" when they agree or the instance does
+// not say (source builds report "dev", which is no mismatch).
+func mismatch(instance, release string) string {
+	want := strings.TrimPrefix(release, "v")
 	got := strings.TrimPrefix(instance, "v")
 	if got == "" || got == "dev" || got == want {
 		return ""
@@ -61,16 +60,16 @@ func VersionMismatch(instance string) string {
 }
 
 // mismatchNote is what a 404 adds when the instance runs another release
-// than the registry was built for: the route may have moved or gone in
+// than the tools were built for: the route may have moved or gone in
 // that release. "" when the releases agree or the instance's is unknown.
-func (v *versionCache) mismatchNote() string {
+func (v *versionCache) mismatchNote(release string) string {
 	v.mu.Lock()
 	instance := v.value
 	v.mu.Unlock()
-	if VersionMismatch(instance) == "" {
+	if mismatch(instance, release) == "" {
 		return ""
 	}
 	instance = "v" + strings.TrimPrefix(instance, "v")
-	return " (the instance runs Memos " + instance + ", but these tools were built for Memos " + registry.MemosVersion() +
+	return " (the instance runs Memos " + instance + ", but these tools were built for Memos " + release +
 		", whose routes may differ: rebuild the Worker for " + instance + " as the README's \"Another Memos release\" shows)"
 }

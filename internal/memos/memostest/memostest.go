@@ -1,8 +1,7 @@
-// Package upstreamtest is a fake Memos for the tests of the packages that
-// read Memos through internal/upstream (resources, prompts, the MCP
-// handler): a fixed set of memos, attachments and tags, answered as Memos
+// Package memostest is a fake Memos for the tests of the packages that
+// read Memos through internal/memos (resources, prompts, the MCP handler): a fixed set of memos, attachments and tags, answered as Memos
 // v0.30.0 answers them, and a record of every request.
-package upstreamtest
+package memostest
 
 import (
 	"context"
@@ -11,9 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/upstream"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
 
@@ -35,11 +32,10 @@ type Memos struct {
 	requests []string
 }
 
-// Client returns an upstream client that reads from m, with responses
-// capped at maxBytes.
-func (m *Memos) Client(maxBytes int) *upstream.Client {
-	u, _ := uri.Parse(Base)
-	return upstream.New(config.Config{MemosURL: &u, MaxRespBytes: maxBytes, Timeout: time.Second}, m)
+// Client returns a Memos client that reads from m, with responses capped
+// at maxBytes.
+func (m *Memos) Client(maxBytes int) *memos.Client {
+	return memos.New(memos.Options{URL: Base, MaxResponseBytes: maxBytes, Timeout: time.Second}, m)
 }
 
 // Requests returns the path and query of every request so far, in order.
@@ -75,7 +71,7 @@ func (m *Memos) Do(_ context.Context, req *web.Request) (*web.Response, error) {
 	case path == "/api/v1/memos":
 		return listMemos(alice, q), nil
 	case strings.HasPrefix(path, "/api/v1/memos/"):
-		if memo, ok := memos[strings.TrimPrefix(path, "/api/v1/memos/")]; ok && (alice || strings.Contains(memo, `"PUBLIC"`)) {
+		if memo, ok := aliceMemos[strings.TrimPrefix(path, "/api/v1/memos/")]; ok && (alice || strings.Contains(memo, `"PUBLIC"`)) {
 			return answer(200, memo), nil
 		}
 		return answer(404, `{"code":5,"message":"memo not found","details":[]}`), nil
@@ -111,19 +107,19 @@ func answer(status int, body string) *web.Response {
 func listMemos(alice bool, q url.Values) *web.Response {
 	switch {
 	case !alice:
-		return answer(200, `{"memos":[`+memos["m2"]+`],"nextPageToken":""}`)
+		return answer(200, `{"memos":[`+aliceMemos["m2"]+`],"nextPageToken":""}`)
 	case q.Get("filter") != `creator == "users/alice"`:
 		return answer(400, `{"code":3,"message":"invalid filter","details":[]}`)
 	case q.Get("pageToken") == "":
-		return answer(200, `{"memos":[`+memos["m1"]+`,`+memos["m2"]+`],"nextPageToken":"CAEQAg=="}`)
+		return answer(200, `{"memos":[`+aliceMemos["m1"]+`,`+aliceMemos["m2"]+`],"nextPageToken":"CAEQAg=="}`)
 	case q.Get("pageToken") == "CAEQAg==":
-		return answer(200, `{"memos":[`+memos["m3"]+`],"nextPageToken":""}`)
+		return answer(200, `{"memos":[`+aliceMemos["m3"]+`],"nextPageToken":""}`)
 	}
 	return answer(400, `{"code":3,"message":"invalid page token","details":[]}`)
 }
 
-// memos are alice's memos by id.
-var memos = map[string]string{
+// aliceMemos are alice's memos by id.
+var aliceMemos = map[string]string{
 	"m1": `{"name":"memos/m1","state":"NORMAL","creator":"users/alice","createTime":"2026-03-14T09:30:00Z","updateTime":"2026-03-15T10:00:00Z",` +
 		`"content":"# Boiler repair\nCalled the plumber. #work/boiler\n- [ ] pay the invoice","visibility":"PRIVATE","tags":["work/boiler"],"pinned":true,` +
 		`"attachments":[{"name":"attachments/a1","filename":"notes.txt","type":"text/plain","size":"11","memo":"memos/m1","motionMedia":null},` +

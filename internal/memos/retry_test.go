@@ -1,14 +1,11 @@
-package upstream
+package memos
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
-	"github.com/tidwall/gjson"
 )
 
 // rateLimited is Memos v0.31's answer over a rate limit (gRPC gateway:
@@ -49,98 +46,35 @@ func TestRetryAfter(t *testing.T) {
 	}
 }
 
-// A tool call Memos answered 429 is a tool error that starts with the status
-// and says when to retry, and reports the wait for the endpoint's
-// Retry-After.
-func TestToolCallRateLimited(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		resp *web.Response
-		text string
-		wait time.Duration
-	}{
-		{name: "Memos v0.31", resp: rateLimited("42", "42s"), text: "429 Too Many Requests: too many requests, try again later (retry after 42 seconds)", wait: 42 * time.Second},
-		{name: "under a second", resp: rateLimited("", "0.2s"), text: "429 Too Many Requests: too many requests, try again later (retry after 1 second)", wait: time.Second},
-		{name: "a proxy's 429 without a wait", resp: &web.Response{Status: 429, Body: []byte(`{"message":"slow down"}`)}, text: "429 Too Many Requests: slow down"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			res, ok, refused, wait := New(testConfig(), &fakeDoer{resp: tc.resp}).Call(t.Context(), "memo_get_memo", rawjson.Parse(`{"memo":"a"}`), "Bearer t")
-			r := gjson.ParseBytes(res)
-			if !ok || refused || wait != tc.wait || !r.Get("isError").Bool() || r.Get("content.0.text").Str != tc.text {
-				t.Errorf("%s, wait %v", res, wait)
-			}
-		})
-	}
-}
-
 // The account calls of the consent step say what Memos answered: a refusal
 // of the credentials, its rate limit with the wait, or its challenge.
 func TestAccountErrors(t *testing.T) {
 	challenge := func(status int) *web.Response {
 		return &web.Response{Status: status, Header: web.Header{"content-type": "application/json"}, Body: []byte(`{"code":9,"message":"challenge token is required","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"CHALLENGE_REQUIRED","domain":"memos.api.v1","metadata":{}}]}`)}
 	}
-	type detailed interface {
-		RetryAfter() (time.Duration, bool)
-		ChallengeRequired() bool
-	}
 	for _, tc := range []struct {
 		name      string
 		resp      *web.Response
 		refused   bool
 		wait      time.Duration
-		limited   bool
 		challenge bool
 		text      string // a part of the message
 	}{
 		{name: "wrong password", resp: &web.Response{Status: 400, Body: []byte(`{"code":3,"message":"unmatched username and password","details":[]}`)}, refused: true},
-		{name: "rate limited", resp: rateLimited("42", "42s"), wait: 42 * time.Second, limited: true, text: "429 Too Many Requests: too many requests, try again later (retry after 42 seconds)"},
+		{name: "rate limited", resp: rateLimited("42", "42s"), wait: 42 * time.Second, text: "429 Too Many Requests: too many requests, try again later (retry after 42 seconds)"},
 		{name: "challenge required", resp: challenge(400), challenge: true, text: "asks for a challenge (a captcha)"},
 		{name: "challenge required over Connect's status", resp: challenge(412), challenge: true, text: "asks for a challenge"},
 		{name: "Access refuses the service token", resp: &web.Response{Status: 403, Header: web.Header{"content-type": "text/html"}, Body: []byte("<html>Forbidden</html>")}, text: "403 Forbidden: Cloudflare Access answered instead of Memos"},
 		{name: "Memos down", resp: &web.Response{Status: 502, Header: web.Header{"content-type": "text/html"}, Body: []byte("<html>bad gateway</html>")}, text: "502 Bad Gateway from the proxy"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := New(testConfig(), &fakeDoer{resp: tc.resp}).SignIn(t.Context(), "alice", "password")
-			if errors.Is(err, ErrBadCredentials) != tc.refused {
-				t.Fatalf("SignIn: %v, refused %v", err, tc.refused)
+			_, _, err := New(testOptions(), &fakeDoer{resp: tc.resp}).SignIn(t.Context(), "alice", "password")
+			e, ok := AsError(err)
+			if !ok || e.Refused != tc.refused {
+				t.Fatalf("SignIn: %#v, refused %v", err, tc.refused)
 			}
-			if tc.refused {
-				return
-			}
-			var d detailed
-			if !errors.As(err, &d) {
-				t.Fatalf("SignIn: %v has no RetryAfter and ChallengeRequired", err)
-			}
-			wait, limited := d.RetryAfter()
-			if wait != tc.wait || limited != tc.limited || d.ChallengeRequired() != tc.challenge || !strings.Contains(err.Error(), tc.text) {
-				t.Errorf("%q: RetryAfter %v %v, ChallengeRequired %v", err, wait, limited, d.ChallengeRequired())
-			}
-		})
-	}
-}
-
-// A hand-written tool reads Memos through the same path as MCP's resources
-// and completions: Memos refusing the credentials, and its rate limit with
-// the wait, reach the endpoint as they do from a generated tool.
-func TestHandwrittenToolRelaysMemos(t *testing.T) {
-	refusal := &web.Response{Status: 401, Header: web.Header{"content-type": "application/json"}, Body: []byte(`{"code":16,"message":"authentication required"}`)}
-	for _, tc := range []struct {
-		name    string
-		resp    *web.Response
-		text    string
-		refused bool
-		wait    time.Duration
-	}{
-		{name: "refused credentials", resp: refusal, text: "401 Unauthorized: authentication required", refused: true},
-		{name: "rate limited", resp: rateLimited("42", "42s"), text: "429 Too Many Requests: too many requests, try again later (retry after 42 seconds)", wait: 42 * time.Second},
-		{name: "a page instead of JSON", resp: &web.Response{Status: 200, Header: web.Header{"content-type": "text/html"}, Body: []byte("<html></html>")},
-			text: "the upstream answered with an HTML page instead of Memos' API"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			res, ok, refused, wait := New(testConfig(), &fakeDoer{resp: tc.resp}).Call(t.Context(), "memo_search", rawjson.Parse(`{"scope":"all"}`), "Bearer t")
-			r := gjson.ParseBytes(res)
-			if !ok || refused != tc.refused || wait != tc.wait || !r.Get("isError").Bool() || !strings.HasPrefix(r.Get("content.0.text").Str, tc.text) {
-				t.Errorf("%s, refused %v, wait %v", res, refused, wait)
+			if e.Wait != tc.wait || e.Challenge != tc.challenge || !strings.Contains(err.Error(), tc.text) {
+				t.Errorf("%q: wait %v, challenge %v", err, e.Wait, e.Challenge)
 			}
 		})
 	}

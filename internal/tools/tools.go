@@ -1,0 +1,253 @@
+// Package tools runs tool calls. It owns the table of the tools the gateway
+// serves, generated and hand-written alike: each row holds a tool's
+// definition from the registry and the function that runs it. A call's
+// arguments are checked against the tool's input schema, then a generated
+// tool becomes one request to Memos built from its route, and a
+// hand-written one runs in package finder.
+package tools
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"sync"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/accesslog"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/finder"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/schema"
+)
+
+// Table serves the registry's tools, calling Memos through a memos.Client.
+type Table struct {
+	memos  *memos.Client
+	finder finder.Finder // runs the hand-written tools
+	tools  map[string]*tool
+}
+
+// New returns the Table of every registry tool, asking m, with f running
+// the hand-written ones.
+func New(m *memos.Client, f finder.Finder) *Table {
+	all := registry.All()
+	tb := &Table{memos: m, finder: f, tools: make(map[string]*tool, len(all))}
+	for i := range all {
+		t := &tool{def: &all[i], run: tb.callRoute}
+		if t.def.Handwritten != nil {
+			t.run = tb.callFinder
+		}
+		tb.tools[t.def.Name] = t
+	}
+	return tb
+}
+
+// tool is one row of the table: a registry tool, the function that runs
+// it, and what its calls need, prepared on first use.
+type tool struct {
+	def  *registry.Tool
+	run  func(ctx context.Context, t *tool, a arguments, authorization string) ([]byte, error)
+	once sync.Once
+	prep *prepared
+	err  error
+}
+
+// prepared is derived from a tool's definition once: the compiled input
+// schema, the route template's pieces, and the body fields updateMask
+// handling needs.
+type prepared struct {
+	schema   *schema.Schema
+	segments []segment
+	hasMask  bool
+	fields   []string // body fields in snake_case, for updateMask checks
+	messages []string // body fields that are messages, in snake_case
+}
+
+func (t *tool) prepare() (*prepared, error) {
+	t.once.Do(func() {
+		p := &prepared{segments: parseTemplate(t.def.Path)}
+		if p.schema, t.err = schema.Compile(t.def.InputSchema()); t.err != nil {
+			return
+		}
+		for _, param := range t.def.Params {
+			p.hasMask = p.hasMask || param.In == "query" && param.Name == maskParam
+		}
+		if p.hasMask {
+			p.fields, p.messages = bodyFields(t.def.InputSchema())
+		}
+		t.prep = p
+	})
+	return t.prep, t.err
+}
+
+// bodyFields lists the top-level fields of a tool's body schema, and those
+// of them that are messages (objects), both in snake_case.
+func bodyFields(schema string) (fields, messages []string) {
+	root := rawjson.Parse(schema)
+	root.Get("properties").Get("body").Get("properties").ForEach(func(k, prop rawjson.Value) bool {
+		name := snakeCase(k.Str)
+		fields = append(fields, name)
+		if isObjectSchema(root, prop) {
+			messages = append(messages, name)
+		}
+		return true
+	})
+	return fields, messages
+}
+
+// isObjectSchema reports whether s (or what its local $ref points at) is an
+// object schema.
+func isObjectSchema(root, s rawjson.Value) bool {
+	for range 8 {
+		ref := s.Get("$ref").Str
+		if ref == "" {
+			break
+		}
+		const local = "#/$defs/"
+		if len(ref) <= len(local) || ref[:len(local)] != local {
+			return false
+		}
+		s = root.Get("$defs").Get(ref[len(local):])
+	}
+	return s.Get("type").Str == "object" || s.Get("properties").IsObject()
+}
+
+// ListJSON returns the prepared tools array of every tool.
+func (tb *Table) ListJSON() []byte { return registry.ListJSON() }
+
+// View is the table limited to a set of tools (the deployment's selection,
+// or its read-only part for a read-only grant): it lists only them and
+// refuses a call to any other as to an unknown tool.
+type View struct {
+	tb  *Table
+	set *registry.Set
+}
+
+// Within returns the table limited to set.
+func (tb *Table) Within(set *registry.Set) *View { return &View{tb: tb, set: set} }
+
+// ListJSON returns the view's prepared tools array.
+func (v *View) ListJSON() []byte { return v.set.ListJSON() }
+
+// Call runs the named tool when the view holds it.
+func (v *View) Call(ctx context.Context, name string, args rawjson.Value, authorization string) ([]byte, error) {
+	if _, ok := v.set.Lookup(name); !ok {
+		return nil, errUnknown
+	}
+	return v.tb.Call(ctx, name, args, authorization)
+}
+
+// errUnknown is a call to a tool the table or view does not hold; the MCP
+// handler answers those before they reach here.
+var errUnknown = errors.New("unknown tool")
+
+// Call runs the named tool with the caller's Authorization and returns its
+// CallToolResult as JSON, or the error to report as the tool's (isError):
+// Memos' own failures are *memos.Error. The access log gets the tool's
+// name and, for an error, its outcome.
+func (tb *Table) Call(ctx context.Context, name string, args rawjson.Value, authorization string) ([]byte, error) {
+	t, ok := tb.tools[name]
+	if !ok {
+		return nil, errUnknown
+	}
+	entry := accesslog.From(ctx)
+	entry.SetTool(name)
+	result, err := tb.call(ctx, t, args, authorization)
+	if err != nil {
+		entry.SetOutcome(accesslog.ToolError)
+	}
+	return result, err
+}
+
+func (tb *Table) call(ctx context.Context, t *tool, args rawjson.Value, authorization string) ([]byte, error) {
+	if err := tb.memos.Admits(authorization); err != nil {
+		return nil, err
+	}
+	a, err := t.arguments(args)
+	if err != nil {
+		return nil, err
+	}
+	return t.run(ctx, t, a, authorization)
+}
+
+// callFinder runs a hand-written tool with the caller's credentials.
+func (tb *Table) callFinder(ctx context.Context, t *tool, a arguments, authorization string) ([]byte, error) {
+	m := tb.memos.As(authorization)
+	m.Tool = t.def.Name
+	return t.def.Handwritten.Run(&tb.finder, ctx, a.values, m)
+}
+
+// arguments decodes a call's arguments and validates them against the
+// tool's input schema.
+func (t *tool) arguments(args rawjson.Value) (arguments, error) {
+	p, err := t.prepare()
+	if err != nil {
+		logline.Print("tool ", t.def.Name, ": input schema: ", err.Error())
+		return arguments{}, errInternal
+	}
+	a, err := decodeArguments(args)
+	if err != nil {
+		return arguments{}, err
+	}
+	if err := p.schema.Validate(a.values); err != nil {
+		return arguments{}, err
+	}
+	return a, nil
+}
+
+// callRoute runs a generated tool: one request to Memos, built from the
+// tool's route and the arguments, whose answer becomes the result.
+func (tb *Table) callRoute(ctx context.Context, t *tool, a arguments, authorization string) ([]byte, error) {
+	r, err := t.request(a)
+	if err != nil {
+		return nil, err
+	}
+	r.Authorization, r.Tool, r.Route, r.Learn = authorization, t.def.Name, t.def.Method+" "+t.def.Path, true
+	resp, err := tb.memos.Send(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	obj, escapes, err := normalize(resp.Body)
+	switch {
+	case errors.Is(err, errNotJSON):
+		return nil, tb.memos.NotJSON(r, resp)
+	case err != nil:
+		return nil, tb.memos.Failed(r, "HTTP "+strconv.Itoa(resp.Status)+": answer nests deeper than "+strconv.Itoa(memos.MaxAnswerDepth)+" levels ("+strconv.Itoa(len(resp.Body))+" bytes)",
+			&memos.Error{Status: resp.Status, Msg: tooDeep})
+	}
+	return successResult(obj, escapes), nil
+}
+
+// request builds the Memos request of a generated tool from its checked
+// arguments: the route's path and declared query, and the body.
+func (t *tool) request(a arguments) (memos.Request, error) {
+	p := t.prep
+	path, err := buildPath(p.segments, a.values)
+	if err != nil {
+		return memos.Request{}, err
+	}
+	if p.hasMask {
+		given, _ := a.values[maskParam].(string)
+		mask, send, err := updateMask(given, rawjson.Parse(a.bodyRaw), p.fields, p.messages)
+		if err != nil {
+			return memos.Request{}, err
+		}
+		delete(a.values, maskParam)
+		if send {
+			a.values[maskParam] = mask
+		}
+	}
+	query, err := buildQuery(t.def, a.values)
+	if err != nil {
+		return memos.Request{}, err
+	}
+	r := memos.Request{Method: t.def.Method, Path: path + query}
+	if t.def.HasBody {
+		r.Body = []byte(a.bodyRaw)
+		if len(r.Body) == 0 {
+			r.Body = []byte("{}")
+		}
+	}
+	return r, nil
+}
