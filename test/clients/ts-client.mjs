@@ -177,7 +177,8 @@ const scenarios = {
 
     // update with updateMask
     const edited = `first memo, edited #${RUN_TAG}`;
-    let m = await c.ok('memo_update_memo', { memo: a, updateMask: 'content', body: { content: edited } });
+    const { contentHash } = await c.ok('memo_get_memo', { memo: a });
+    let m = await c.ok('memo_update_memo', { memo: a, updateMask: 'content', contentHash, body: { content: edited } });
     assert.equal(m.content, edited, 'content after the update with updateMask');
     // update without updateMask
     m = await c.ok('memo_update_memo', { memo: a, body: { pinned: true, visibility: 'PROTECTED' } });

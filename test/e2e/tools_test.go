@@ -201,9 +201,10 @@ func TestToolsMemos(t *testing.T) {
 	}
 
 	t.Run("update with updateMask", func(t *testing.T) {
-		m := c.ok("memo_update_memo", map[string]any{"memo": a, "updateMask": "content", "body": map[string]any{"content": "first memo, edited #e2etools"}})
-		if str(m, "content") != "first memo, edited #e2etools" {
-			t.Errorf("content %q", str(m, "content"))
+		hash := str(c.ok("memo_get_memo", map[string]any{"memo": a}), "contentHash")
+		m := c.ok("memo_update_memo", map[string]any{"memo": a, "updateMask": "content", "contentHash": hash, "body": map[string]any{"content": "first memo, edited #e2etools"}})
+		if str(m, "content") != "first memo, edited #e2etools" || str(m, "replaced.content") != "first memo of the tool tests #e2etools" {
+			t.Errorf("content %q, replaced %v", str(m, "content"), get(m, "replaced"))
 		}
 	})
 	t.Run("update without updateMask", func(t *testing.T) {
