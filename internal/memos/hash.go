@@ -1,9 +1,6 @@
 package memos
 
-import (
-	"crypto/sha256"
-	"encoding/hex"
-)
+import "crypto/sha256"
 
 // ContentHash is the short hash of a memo's content that the gateway's read
 // results carry and its writes take as a precondition: a write whose
@@ -12,5 +9,10 @@ import (
 // are no defence against anyone, who could simply read the memo.
 func ContentHash(content string) string {
 	h := sha256.Sum256([]byte(content))
-	return hex.EncodeToString(h[:6])
+	const digits = "0123456789abcdef"
+	b := make([]byte, 12)
+	for i, c := range h[:6] {
+		b[2*i], b[2*i+1] = digits[c>>4], digits[c&15]
+	}
+	return string(b) // not encoding/hex, which links fmt and os into the wasm
 }
