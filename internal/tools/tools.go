@@ -178,11 +178,26 @@ func (t *tool) arguments(args rawjson.Value) (arguments, error) {
 }
 
 // callRoute runs a generated tool: one request to Memos, built from the
-// tool's route and the arguments, whose answer becomes the result.
+// tool's route and the arguments, whose answer becomes the result. A write
+// that Memos answers with nothing at all is not confirmed: an error says
+// so; one it answers with an empty object is {"ok":true}, as its output
+// schema says.
 func (tb *Table) callRoute(ctx context.Context, t *tool, a arguments, authorization string) ([]byte, error) {
-	obj, escapes, err := tb.answer(ctx, t, a, authorization)
+	r, resp, err := tb.send(ctx, t, a, authorization)
 	if err != nil {
 		return nil, err
+	}
+	writes := t.def.Method != "GET"
+	if writes && emptyAnswer(resp) {
+		return nil, tb.memos.Failed(r, "HTTP "+strconv.Itoa(resp.Status)+": empty answer to a write",
+			&memos.Error{Status: resp.Status, Msg: "Memos answered without a body, which does not confirm the change: read the object back before trying again", Unsure: true})
+	}
+	obj, escapes, err := tb.object(r, resp)
+	if err != nil {
+		return nil, err
+	}
+	if writes && string(obj) == "{}" {
+		obj, escapes = []byte(`{"ok":true}`), 2
 	}
 	return successResult(obj, escapes), nil
 }
@@ -232,6 +247,9 @@ func (t *tool) request(a arguments) (memos.Request, error) {
 		return memos.Request{}, err
 	}
 	r := memos.Request{Method: t.def.Method, Path: path + query}
+	if loneSurrogate(a.bodyRaw) {
+		return r, errors.New("body holds a lone surrogate (a \\ud800–\\udfff escape without its other half), which is not text: Memos refuses it; send the character whole, or leave it out")
+	}
 	if t.def.HasBody {
 		r.Body = []byte(a.bodyRaw)
 		if len(r.Body) == 0 {
