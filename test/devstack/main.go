@@ -24,11 +24,13 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
 	"github.com/memos-mcp-edge/memos-mcp-edge/test/harness"
 )
 
@@ -66,6 +68,9 @@ func run() error {
 		return err
 	}
 	if err := portFree(port); err != nil {
+		return err
+	}
+	if err := hostsServed(os.Getenv("ALLOWED_HOSTS")); err != nil {
 		return err
 	}
 	// The session's folder holds the logs, Memos' data and wrangler's
@@ -155,6 +160,24 @@ func portFree(port int) error {
 		return fmt.Errorf("port %d on 127.0.0.1 is in use (another make dev?): stop that program, or choose another port, e.g. PORT=%d make dev", port, port+1)
 	}
 	return ln.Close()
+}
+
+// hostsServed refuses an ALLOWED_HOSTS that would make the Worker answer
+// 403 at every path of the address make dev prints, /healthz included: a
+// mistake config.AllowedHosts finds, or a list without 127.0.0.1. Otherwise
+// make dev would wait for a health check that cannot answer.
+func hostsServed(raw string) error {
+	if raw == "" {
+		return nil
+	}
+	hosts, err := config.AllowedHosts(raw)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(hosts, "127.0.0.1") {
+		return errors.New("ALLOWED_HOSTS does not list 127.0.0.1, the host make dev serves on: add it, e.g. ALLOWED_HOSTS=localhost,127.0.0.1")
+	}
+	return nil
 }
 
 // localMemosNote tells what the local Memos is: built from Memos' Go

@@ -194,3 +194,23 @@ func TestOAuthCommandMatchesDocs(t *testing.T) {
 		t.Errorf("make dev OAUTH=1 prints a command docs/oauth.md does not show: %q", command)
 	}
 }
+
+// make dev refuses, before it starts anything, an ALLOWED_HOSTS under which
+// its own address would answer 403, with what to write instead.
+func TestHostsServed(t *testing.T) {
+	for _, tc := range []struct {
+		name, raw, want string // want: "" = served
+	}{
+		{"unset", "", ""},
+		{"loopback names", "localhost,127.0.0.1,[::1]", ""},
+		{"a URL", "http://127.0.0.1:8787/", `ALLOWED_HOSTS entry "http://127.0.0.1:8787/" is a URL: write the host name alone, 127.0.0.1`},
+		{"a deployment's host only", "mcp.example.com", "ALLOWED_HOSTS does not list 127.0.0.1, the host make dev serves on"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := hostsServed(tc.raw)
+			if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+				t.Errorf("hostsServed(%q) = %v, want %q", tc.raw, err, tc.want)
+			}
+		})
+	}
+}

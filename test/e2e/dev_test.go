@@ -287,6 +287,24 @@ func TestMakeDevRefusesBusyPort(t *testing.T) {
 	}
 }
 
+// ALLOWED_HOSTS written as a URL stops make dev at once, before it starts
+// anything, with what to write instead: the Worker would answer 403 at every
+// path, its /healthz included, and make dev would wait for it in silence.
+func TestMakeDevRefusesAllowedHostsURL(t *testing.T) {
+	port, err := harness.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(buildProgram(t, "./test/devstack"))
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port), "MEMOS_URL=", "ALLOWED_HOSTS=https://mcp.example.com/")
+	out, err := cmd.CombinedOutput()
+	want := `make dev: ALLOWED_HOSTS entry "https://mcp.example.com/" is a URL: write the host name alone, mcp.example.com`
+	if err == nil || !strings.Contains(string(out), want) || strings.Contains(string(out), "Starting") {
+		t.Errorf("make dev with ALLOWED_HOSTS as a URL: %v\n%s", err, out)
+	}
+}
+
 // make dev OAUTH=1 rehearses the hosted clients' sign-in: the Worker is its
 // own authorization server with a secret made for the session (in the
 // session's .dev.vars, never printed, never on a command line, gone after),
