@@ -2,10 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -212,5 +215,37 @@ func TestHostsServed(t *testing.T) {
 				t.Errorf("hostsServed(%q) = %v, want %q", tc.raw, err, tc.want)
 			}
 		})
+	}
+}
+
+// A part that ends on its own is named, with where its log is and the end
+// of it.
+func TestExited(t *testing.T) {
+	root := t.TempDir()
+	log := filepath.Join(root, ".wrangler", "dev-8787", "memos.log")
+	os.MkdirAll(filepath.Dir(log), 0o755)
+	var lines []string
+	for i := 1; i <= 15; i++ {
+		lines = append(lines, "line "+strconv.Itoa(i))
+	}
+	os.WriteFile(log, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	msg := exited("the local Memos", errors.New("signal: killed"), root, log).Error()
+	for _, want := range []string{"the local Memos ended on its own (signal: killed), so the Worker cannot work any more", "(.wrangler/dev-8787/memos.log):\n  line 6\n", "\n  line 15\nStopping everything: run make dev again"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message %q, want %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "line 5\n") {
+		t.Errorf("message %q shows more than the log's last 10 lines", msg)
+	}
+}
+
+// With a token of the local Memos, the banner says it is new on every run:
+// configurations pasted from an earlier run stop working.
+func TestPrintConnectionTokenNote(t *testing.T) {
+	var b strings.Builder
+	printConnection(&b, "http://127.0.0.1:8787/mcp", "http://127.0.0.1:5230", "username admin, password x", "", "memos_pat_x")
+	if !strings.Contains(b.String(), "Token:     memos_pat_x\n           (new on every run") {
+		t.Errorf("no note that the token changes every run:\n%s", b.String())
 	}
 }

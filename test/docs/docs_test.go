@@ -425,3 +425,18 @@ func TestEndToEndTimeout(t *testing.T) {
 		t.Errorf("docs/development.md does not name the end-to-end tests' timeout, %sm", m[1])
 	}
 }
+
+// The first compile of Memos (under make dev or make test) says what it
+// does and how long it takes, as make help gives it.
+func TestMemosCompileSaysHowLong(t *testing.T) {
+	cmd := exec.Command("make", "--no-print-directory", "-n", "memos", "MEMOS_CACHE="+t.TempDir())
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("make -n memos: %v", err)
+	}
+	took := regexp.MustCompile(`about \d+ minutes on \d+ cores`).FindString(makeHelp(t)["memos"])
+	if took == "" || !regexp.MustCompile(`(?m)^echo "Compiling Memos v[0-9.]+ into .*`+took+`\.?"$`).Match(out) {
+		t.Errorf("make memos does not say that it compiles Memos and that it takes %q:\n%s", took, out)
+	}
+}

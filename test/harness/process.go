@@ -24,6 +24,7 @@ type Process struct {
 	cmd     *exec.Cmd
 	logPath string
 	exited  chan struct{}
+	waitErr error     // how it ended ("exit status 1", "signal: killed"), once exited is closed
 	Started time.Time // when the process was started
 }
 
@@ -51,7 +52,7 @@ func StartProcess(logPath, name, dir string, env []string, args ...string) (*Pro
 	}
 	p := &Process{name: filepath.Base(name), cmd: cmd, logPath: logPath, exited: make(chan struct{}), Started: started}
 	go func() {
-		cmd.Wait()
+		p.waitErr = cmd.Wait()
 		logFile.Close()
 		close(p.exited)
 	}()
@@ -76,6 +77,13 @@ func (p *Process) Stop() {
 
 // Done is closed when the process has ended.
 func (p *Process) Done() <-chan struct{} { return p.exited }
+
+// ExitErr says how the process ended ("exit status 1", "signal: killed"),
+// or nil for a clean exit, once Done is closed.
+func (p *Process) ExitErr() error {
+	<-p.exited
+	return p.waitErr
+}
 
 // Exited reports whether the process has ended.
 func (p *Process) Exited() bool {
