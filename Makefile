@@ -70,7 +70,7 @@ node_modules/.package-lock.json: package.json package-lock.json
 memos: $(MEMOS_BIN) ## build the pinned Memos server into the cache folder (once: about 10 minutes on 2 cores)
 
 $(MEMOS_BIN):
-	@echo "Compiling Memos $(MEMOS_VERSION) into $(MEMOS_CACHE), once for every clone: about 10 minutes on 2 cores."
+	@echo "Compiling Memos $(MEMOS_VERSION) into $(MEMOS_CACHE), once for every clone to share: about 10 minutes on 2 cores."
 	mkdir -p $(MEMOS_CACHE)
 	cd test/memos && $(GO) build -o $(MEMOS_BIN).tmp github.com/usememos/memos/cmd/memos
 	mv $(MEMOS_BIN).tmp $(MEMOS_BIN)

@@ -174,7 +174,7 @@ func exited(what string, how error, root, logPath string) error {
 	if how == nil {
 		how = errors.New("exit status 0")
 	}
-	return fmt.Errorf("%s ended on its own (%v), so the Worker cannot work any more; the end of its log (%s):\n  %s\nStopping everything: run make dev again", what, how, shown, tail)
+	return fmt.Errorf("%s ended on its own (%v), and make dev cannot go on without it; the end of its log (%s):\n  %s\nStopping everything: run make dev again", what, how, shown, tail)
 }
 
 // oauthWanted reads OAUTH: "1" or "true" turns OAuth on for the session.

@@ -230,7 +230,7 @@ func TestExited(t *testing.T) {
 	}
 	os.WriteFile(log, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
 	msg := exited("the local Memos", errors.New("signal: killed"), root, log).Error()
-	for _, want := range []string{"the local Memos ended on its own (signal: killed), so the Worker cannot work any more", "(.wrangler/dev-8787/memos.log):\n  line 6\n", "\n  line 15\nStopping everything: run make dev again"} {
+	for _, want := range []string{"the local Memos ended on its own (signal: killed), and make dev cannot go on without it", "(.wrangler/dev-8787/memos.log):\n  line 6\n", "\n  line 15\nStopping everything: run make dev again"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message %q, want %q", msg, want)
 		}
