@@ -361,6 +361,22 @@ func TestMakeDevRefusesAllowedHostsURL(t *testing.T) {
 	}
 }
 
+// A Worker that refuses the host it is reached at ends the wait for it at
+// once, with its answer, instead of two minutes of 403s: make dev waits so
+// for its Worker, whatever set ALLOWED_HOSTS.
+func TestStartWorkerStopsAtRefusal(t *testing.T) {
+	w, err := harness.StartWorker(context.Background(), harness.WorkerOptions{
+		Root: root, Dir: t.TempDir(), Vars: map[string]string{"MEMOS_URL": memos.URL, "ALLOWED_HOSTS": "mcp.example.com"},
+	})
+	if err == nil {
+		w.Stop()
+		t.Fatal("a Worker that answers 403 at its /healthz was taken as ready")
+	}
+	if msg := err.Error(); !strings.Contains(msg, "answers 403 Forbidden at http://127.0.0.1:") || !strings.Contains(msg, "does not answer to host") {
+		t.Errorf("the wait for a refusing Worker ended with %v", err)
+	}
+}
+
 // make dev OAUTH=1 rehearses the hosted clients' sign-in: the Worker is its
 // own authorization server with a secret made for the session (in the
 // session's .dev.vars, never printed, never on a command line, gone after),

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -102,16 +103,21 @@ func (p *Process) Log() string {
 }
 
 // waitHTTP polls url until it answers with one of the given statuses, the
-// process exits, or ctx ends.
+// process exits, or ctx ends. A 403 ends the wait at once: it is a refusal
+// that waiting does not change (the Worker's host guard, for one).
 func (p *Process) waitHTTP(ctx context.Context, url string, statuses ...int) error {
 	client := &http.Client{Timeout: 2 * time.Second}
 	for {
 		if resp, err := client.Get(url); err == nil {
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, 1000))
 			resp.Body.Close()
 			for _, s := range statuses {
 				if resp.StatusCode == s {
 					return nil
 				}
+			}
+			if resp.StatusCode == http.StatusForbidden {
+				return fmt.Errorf("%s answers %s at %s: %s", p.name, resp.Status, url, body)
 			}
 		}
 		if p.Exited() {
