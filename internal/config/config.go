@@ -47,7 +47,6 @@ func Load(getenv func(string) string, hasBinding func(string) bool) (Config, err
 	c := Config{
 		MemosService:        strings.TrimSpace(getenv("MEMOS_SERVICE")),
 		AllowedOrigins:      list(getenv("ALLOWED_ORIGINS")),
-		AllowedHosts:        list(getenv("ALLOWED_HOSTS")),
 		AccessClientID:      strings.TrimSpace(getenv("CF_ACCESS_CLIENT_ID")),
 		AccessClientSecret:  strings.TrimSpace(getenv("CF_ACCESS_CLIENT_SECRET")),
 		OAuthSecret:         strings.TrimSpace(getenv("OAUTH_SECRET")),
@@ -55,6 +54,9 @@ func Load(getenv func(string) string, hasBinding func(string) bool) (Config, err
 	}
 	var errs []error
 	var err error
+	if c.AllowedHosts, err = AllowedHosts(getenv("ALLOWED_HOSTS")); err != nil {
+		errs = append(errs, err)
+	}
 	if c.MemosURL, err = memosURL(getenv("MEMOS_URL"), getenv("MEMOS_ALLOW_HTTP") == "true"); err != nil {
 		errs = append(errs, err)
 	}

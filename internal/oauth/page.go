@@ -180,8 +180,14 @@ func (s *Server) consentPage(req *web.Request, pending, clientName, redirect, sc
 		b.WriteString(`<p>The app calls itself <strong>` + esc(name) + `</strong>, a name this server cannot check.`)
 	}
 	b.WriteString(` After you answer, you go back to <strong>` + esc(host) + `</strong>: allow only if you trust that site.</p>`)
-	b.WriteString(`<p>It will read` + map[bool]string{true: " and write", false: ""}[hasScope(scope, ScopeWrite)] +
-		` memos as you on <strong>` + esc(s.opts.Instance) + `</strong>.</p>`)
+	// What the app asked for, not what it will do: a sentence that holds
+	// whichever choice is made below (Read only among them), since without
+	// script the page cannot change its words as the choice changes.
+	if hasScope(scope, ScopeWrite) {
+		b.WriteString(`<p>It asks to read and write memos as you on <strong>` + esc(s.opts.Instance) + `</strong>; you choose below.</p>`)
+	} else {
+		b.WriteString(`<p>It asks to read memos as you on <strong>` + esc(s.opts.Instance) + `</strong>, and nothing more.</p>`)
+	}
 	if problem != "" {
 		b.WriteString(`<p role="alert" class="problem">` + esc(problem) + `</p>`)
 	}

@@ -80,6 +80,31 @@ func TestConsentPageShows(t *testing.T) {
 	}
 }
 
+// The page's sentence on what the app will do holds whichever access the
+// person chooses, as it cannot follow the choice without script: it says
+// what the app asked for and that the person chooses, never what the app
+// "will" do.
+func TestConsentPageSaysTheChoice(t *testing.T) {
+	h := newHarness(t, testSecret)
+	for _, tc := range []struct {
+		name, scope, access string
+		want                string
+	}{
+		{"write asked, write chosen", scopeAll, "write", "memos as you on <strong>" + escapeHTML(h.s.opts.Instance) + "</strong>; you choose below.</p>"},
+		{"write asked, read chosen", scopeAll, "read", "<p>It asks to read and write memos as you on <strong>"},
+		{"read asked", ScopeRead, "read", "<p>It asks to read memos as you on <strong>" + escapeHTML(h.s.opts.Instance) + "</strong>, and nothing more.</p>"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			chosen := defaultChoices(tc.scope)
+			chosen.Access = tc.access
+			body := string(h.s.consentPage(&web.Request{URL: base + "/authorize"}, "p", "App", "https://app.example.net/cb", tc.scope, chosen, "").Body)
+			if !strings.Contains(body, tc.want) || strings.Contains(body, "It will") {
+				t.Errorf("the page lacks %q, or says what the app will do: %s", tc.want, body)
+			}
+		})
+	}
+}
+
 // A refused sign-in shows the page again with every choice the person
 // made, and a grant carries no more than the last choice.
 func TestConsentKeepsChoices(t *testing.T) {

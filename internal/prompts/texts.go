@@ -85,7 +85,7 @@ var catalog = []prompt{
 	},
 	{
 		name: "daily_review", title: "Review recent memos",
-		description: "What I wrote in the last days, and what I left open.",
+		description: "What I wrote in the last day (or days), and what I left open.",
 		args: []argument{
 			{name: "days", description: "How many days back to look, 1 (the default) to 366.", check: checkDays},
 		},

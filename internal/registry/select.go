@@ -162,6 +162,7 @@ func matchesAny(entry string) bool {
 // show them: /mcp refuses to serve while an entry is wrong).
 func suggest(entry string) string {
 	best, bestDist := "", 4 // at most 3 edits away
+	tools := catalog()      // the hand-written tools too
 	names := make([]string, len(tools))
 	for i := range tools {
 		names[i] = tools[i].Name

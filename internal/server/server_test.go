@@ -162,6 +162,23 @@ func TestHostAllowlist(t *testing.T) {
 	}
 }
 
+// ALLOWED_HOSTS written as the endpoint's URL: /healthz at the host the URL
+// names says what to write instead (it answered 403 like every path), and
+// other hosts are still refused.
+func TestHealthNamesAllowedHostsMistake(t *testing.T) {
+	vars := map[string]string{"MEMOS_URL": "https://memos.example.com", "ALLOWED_HOSTS": "https://mcp.example.com/"}
+	cfg, err := config.Load(func(k string) string { return vars[k] }, func(string) bool { return false })
+	s := newTestServer(okMCP, err)
+	s.opts.Config = cfg
+	health := get(s, "https://mcp.example.com/healthz")
+	if health.Status != 503 || !strings.Contains(gjson.GetBytes(health.Body, "errors.0").String(), `"https://mcp.example.com/" is a URL: write the host name alone, mcp.example.com`) {
+		t.Errorf("/healthz at the host the URL names: %d %s", health.Status, health.Body)
+	}
+	if resp := get(s, "https://evil.example.com/healthz"); resp.Status != 403 {
+		t.Errorf("/healthz at another host: %d %s", resp.Status, resp.Body)
+	}
+}
+
 // Every request leaves one JSON line in the access log, a panicking one too.
 func TestAccessLog(t *testing.T) {
 	var logs strings.Builder

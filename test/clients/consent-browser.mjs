@@ -7,7 +7,8 @@
 // Then, on a second request, the person picks Read only and 30 days and
 // types a wrong password: the page that comes back must still show those
 // choices and the username, and the right password then gives a read-only
-// grant.
+// grant. With Read only chosen, no sentence on the page may say that the
+// app will write.
 //
 //   BASE_URL=http://localhost:8787 MEMOS_USERNAME=… MEMOS_PASSWORD=… \
 //   CHROMIUM=/usr/bin/chromium SCREENSHOT=consent.png node test/clients/consent-browser.mjs
@@ -202,6 +203,22 @@ async function focus(page, selector) {
   await page('DOM.focus', { nodeId });
 }
 
+// textOf returns the words the page shows, without its markup and style.
+async function textOf(page) {
+  const { root } = await page('DOM.getDocument');
+  const { outerHTML } = await page('DOM.getOuterHTML', { nodeId: root.nodeId });
+  return outerHTML.replace(/<style>[^]*<\/style>/, '').replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ');
+}
+
+// saysTheChoice checks that, with Read only chosen, no sentence of the page
+// says the app will write: the page, without script, cannot change its
+// words as the choice changes, so they must hold for either choice.
+async function saysTheChoice(page, when) {
+  const text = await textOf(page);
+  assert.doesNotMatch(text, /will (read and )?write/i, `${when}, the page says the app will write: ${text}`);
+  assert.match(text, /It asks to read and write memos as you on .+?; you choose below\. .*What it may do Read and write memos Read only /, `${when}, the page does not say that the person chooses, and what: ${text}`);
+}
+
 // shown returns what the page's controls show, by accessible name: a
 // radio's checked state, a field's or a choice's value.
 async function shown(page) {
@@ -243,6 +260,7 @@ async function wrongPasswordKeepsChoices(page) {
   const before = await shown(page);
   assert.equal(before['Read only'], 'true', `Read only was not chosen: ${JSON.stringify(before)}`);
   assert.equal(before['For how long'], '30 days', `30 days was not chosen: ${JSON.stringify(before)}`);
+  await saysTheChoice(page, 'with Read only chosen');
   next = loaded();
   await press('Enter', 'Enter', 13, '\r');
   await next;
@@ -258,6 +276,8 @@ async function wrongPasswordKeepsChoices(page) {
   assert.equal(after.Username, process.env.MEMOS_USERNAME, 'after a wrong password the username is gone');
   assert.equal(after.Password, '', 'the wrong password is shown again');
   console.log('ok   a wrong password keeps the choices (Read only, 30 days, the username)');
+  await saysTheChoice(page, 'shown again with Read only chosen');
+  console.log('ok   with Read only chosen, no sentence says the app will write');
 
   await focus(page, '#password');
   await page('Input.insertText', { text: process.env.MEMOS_PASSWORD });

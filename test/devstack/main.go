@@ -5,7 +5,9 @@
 // (the pinned release, fresh data folder, first user and token made through
 // its API) and prints how to sign in to it. OAUTH=1 turns OAuth on with a
 // secret made for the session. Ctrl-C stops everything it started and exits
-// 0; the logs stay in the session's folder until the next run on that port.
+// 0, during start-up too; the logs stay in the session's folder until the
+// next run on that port. A local Memos or wrangler that ends on its own
+// stops make dev, with the end of its log.
 package main
 
 import (
@@ -24,16 +26,30 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
 	"github.com/memos-mcp-edge/memos-mcp-edge/test/harness"
 )
 
 func main() {
-	if err := run(); err != nil {
+	// A closed terminal (SIGHUP) stops everything too, rather than leave
+	// Memos and wrangler running without it.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	err := run(ctx)
+	stopped := ctx.Err() != nil
+	stop()
+	if err != nil && stopped {
+		// Ctrl-C during start-up: the error is only the wait it cut short
+		// ("context canceled"), and stopping on purpose is a success.
+		fmt.Println("\nStopping…")
+		return
+	}
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "make dev: %v\n", err)
 		os.Exit(1)
 	}
@@ -47,11 +63,7 @@ var forwarded = []string{"ALLOWED_HOSTS", "ALLOWED_ORIGINS", "CF_ACCESS_CLIENT_I
 	"MAX_BODY_BYTES", "MAX_RESPONSE_BYTES", "MEMOS_ALLOW_HTTP", "MEMOS_SERVICE", "OAUTH_ACCEPT_MEMOS_TOKENS",
 	"OAUTH_ALLOW_LOOPBACK_CLIENTS", "OAUTH_SECRET", "OAUTH_SECRET_PREVIOUS", "READ_ONLY", "TOOLS", "UPSTREAM_TIMEOUT_MS"}
 
-func run() error {
-	// A closed terminal (SIGHUP) stops everything too, rather than leave
-	// Memos and wrangler running without it.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
+func run(ctx context.Context) error {
 	defer takeTerminal()()
 	root, err := harness.RepoRoot()
 	if err != nil {
@@ -66,6 +78,9 @@ func run() error {
 		return err
 	}
 	if err := portFree(port); err != nil {
+		return err
+	}
+	if err := hostsServed(os.Getenv("ALLOWED_HOSTS")); err != nil {
 		return err
 	}
 	// The session's folder holds the logs, Memos' data and wrangler's
@@ -83,14 +98,14 @@ func run() error {
 	defer os.Remove(filepath.Join(dir, ".dev.vars"))
 
 	memosURL, token, signIn, memosNote := os.Getenv("MEMOS_URL"), "", "", ""
+	var memos *harness.Memos // the local one, when make dev starts it
 	if memosURL == "" {
 		bin, err := harness.MemosBinary()
 		if err != nil {
 			return err
 		}
 		fmt.Println("Starting a local Memos (fresh data folder)…")
-		memos, err := harness.StartMemos(ctx, bin, dir)
-		if err != nil {
+		if memos, err = harness.StartMemos(ctx, bin, dir); err != nil {
 			return err
 		}
 		defer memos.Stop()
@@ -129,10 +144,37 @@ func run() error {
 	printOAuth(os.Stdout, h.OAuth, mcpURL, signIn != "")
 	printHealth(os.Stdout, h)
 	fmt.Println("\nPress Ctrl-C to stop.")
-	<-ctx.Done()
+	var memosDone <-chan struct{} // never closed without a local Memos
+	if memos != nil {
+		memosDone = memos.Done()
+	}
+	select {
+	case <-ctx.Done():
+	case <-memosDone:
+		return exited("the local Memos", memos.ExitErr(), root, memos.LogPath())
+	case <-worker.Done():
+		return exited("the Worker (wrangler dev)", worker.ExitErr(), root, filepath.Join(dir, "wrangler.log"))
+	}
 	// Stopping on purpose is a success: make dev exits 0, quietly.
 	fmt.Println("\nStopping…")
 	return nil
+}
+
+// exited is the error of a part that ended on its own while make dev was
+// running: the banner's "Health: ok" no longer holds, and the end of its
+// log usually says why.
+func exited(what string, how error, root, logPath string) error {
+	shown, err := filepath.Rel(root, logPath)
+	if err != nil {
+		shown = logPath
+	}
+	b, _ := os.ReadFile(logPath)
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	tail := strings.Join(lines[max(0, len(lines)-10):], "\n  ")
+	if how == nil {
+		how = errors.New("exit status 0")
+	}
+	return fmt.Errorf("%s ended on its own (%v), and make dev cannot go on without it; the end of its log (%s):\n  %s\nStopping everything: run make dev again", what, how, shown, tail)
 }
 
 // oauthWanted reads OAUTH: "1" or "true" turns OAuth on for the session.
@@ -155,6 +197,24 @@ func portFree(port int) error {
 		return fmt.Errorf("port %d on 127.0.0.1 is in use (another make dev?): stop that program, or choose another port, e.g. PORT=%d make dev", port, port+1)
 	}
 	return ln.Close()
+}
+
+// hostsServed refuses an ALLOWED_HOSTS that would make the Worker answer
+// 403 at every path of the address make dev prints, /healthz included: a
+// mistake config.AllowedHosts finds, or a list without 127.0.0.1. Otherwise
+// make dev would wait for a health check that cannot answer.
+func hostsServed(raw string) error {
+	if raw == "" {
+		return nil
+	}
+	hosts, err := config.AllowedHosts(raw)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(hosts, "127.0.0.1") {
+		return errors.New("ALLOWED_HOSTS does not list 127.0.0.1, the host make dev serves on: add it, e.g. ALLOWED_HOSTS=localhost,127.0.0.1")
+	}
+	return nil
 }
 
 // localMemosNote tells what the local Memos is: built from Memos' Go
@@ -274,6 +334,7 @@ func printConnection(w io.Writer, mcpURL, memosURL, signIn, memosNote, token str
 		fmt.Fprintln(w, "Token:     use a personal access token from your Memos settings")
 	} else {
 		fmt.Fprintln(w, "Token:     "+token)
+		fmt.Fprintln(w, "           (new on every run, as the local Memos starts afresh: configurations pasted from an earlier run get invalid_token)")
 	}
 	fmt.Fprintln(w, "\n"+clientConfigs(mcpURL, "Bearer "+shown))
 	fmt.Fprintln(w, "For the README's curl examples:")

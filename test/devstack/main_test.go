@@ -2,10 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -192,5 +195,57 @@ func TestOAuthCommandMatchesDocs(t *testing.T) {
 	}
 	if command == "" || !strings.Contains(string(doc), "\n"+command+"\n") {
 		t.Errorf("make dev OAUTH=1 prints a command docs/oauth.md does not show: %q", command)
+	}
+}
+
+// make dev refuses, before it starts anything, an ALLOWED_HOSTS under which
+// its own address would answer 403, with what to write instead.
+func TestHostsServed(t *testing.T) {
+	for _, tc := range []struct {
+		name, raw, want string // want: "" = served
+	}{
+		{"unset", "", ""},
+		{"loopback names", "localhost,127.0.0.1,[::1]", ""},
+		{"a URL", "http://127.0.0.1:8787/", `ALLOWED_HOSTS entry "http://127.0.0.1:8787/" is a URL: write the host name alone, 127.0.0.1`},
+		{"a deployment's host only", "mcp.example.com", "ALLOWED_HOSTS does not list 127.0.0.1, the host make dev serves on"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := hostsServed(tc.raw)
+			if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+				t.Errorf("hostsServed(%q) = %v, want %q", tc.raw, err, tc.want)
+			}
+		})
+	}
+}
+
+// A part that ends on its own is named, with where its log is and the end
+// of it.
+func TestExited(t *testing.T) {
+	root := t.TempDir()
+	log := filepath.Join(root, ".wrangler", "dev-8787", "memos.log")
+	os.MkdirAll(filepath.Dir(log), 0o755)
+	var lines []string
+	for i := 1; i <= 15; i++ {
+		lines = append(lines, "line "+strconv.Itoa(i))
+	}
+	os.WriteFile(log, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	msg := exited("the local Memos", errors.New("signal: killed"), root, log).Error()
+	for _, want := range []string{"the local Memos ended on its own (signal: killed), and make dev cannot go on without it", "(.wrangler/dev-8787/memos.log):\n  line 6\n", "\n  line 15\nStopping everything: run make dev again"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message %q, want %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "line 5\n") {
+		t.Errorf("message %q shows more than the log's last 10 lines", msg)
+	}
+}
+
+// With a token of the local Memos, the banner says it is new on every run:
+// configurations pasted from an earlier run stop working.
+func TestPrintConnectionTokenNote(t *testing.T) {
+	var b strings.Builder
+	printConnection(&b, "http://127.0.0.1:8787/mcp", "http://127.0.0.1:5230", "username admin, password x", "", "memos_pat_x")
+	if !strings.Contains(b.String(), "Token:     memos_pat_x\n           (new on every run") {
+		t.Errorf("no note that the token changes every run:\n%s", b.String())
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -94,24 +95,43 @@ func TestMakeTargetsExist(t *testing.T) {
 	}
 }
 
-// `make help` and the benchmark report agree on how long `make bench` takes.
-func TestBenchDuration(t *testing.T) {
-	duration := regexp.MustCompile(`(about \d+|a few) minutes( on \d+ cores)?`)
-	help := duration.FindString(makeHelp(t)["bench"])
-	if help == "" {
-		t.Fatalf("make help gives no duration for bench: %q", makeHelp(t)["bench"])
-	}
-	found := false
-	for _, p := range pages(t) {
-		for _, said := range duration.FindAllString(strings.Join(strings.Fields(p.text), " "), -1) {
-			found = found || p.path == "docs/benchmarks.md"
-			if said != help {
-				t.Errorf("%s says make bench takes %q, make help %q", p.path, said, help)
-			}
+// A duration the pages give ("about 15 minutes on 2 cores") is the one
+// `make help` gives the target named last before it, and the pages say how
+// long the targets a person waits for take: make bench in its report, make
+// unit and make test in the README.
+func TestDurations(t *testing.T) {
+	duration := regexp.MustCompile(`\b(about (\d+|a)|a few) minutes?( on \d+ cores)?`)
+	help := map[string]string{}
+	for target, line := range makeHelp(t) {
+		if d := duration.FindString(line); d != "" {
+			help[target] = d
 		}
 	}
-	if !found {
-		t.Errorf("docs/benchmarks.md does not say how long make bench takes")
+	for _, target := range []string{"bench", "memos", "test", "unit"} {
+		if help[target] == "" {
+			t.Errorf("make help gives no duration for %s", target)
+		}
+	}
+	said := map[string][]string{} // target: the pages that say how long it takes
+	for _, p := range pages(t) {
+		text := strings.Join(strings.Fields(p.text), " ")
+		for _, at := range duration.FindAllStringIndex(text, -1) {
+			named := makeCommand.FindAllStringSubmatch(text[:at[0]], -1)
+			if len(named) == 0 {
+				t.Errorf("%s says %q before naming a make target", p.path, text[at[0]:at[1]])
+				continue
+			}
+			target := named[len(named)-1][1]
+			if got := text[at[0]:at[1]]; got != help[target] {
+				t.Errorf("%s says make %s takes %q, make help %q", p.path, target, got, help[target])
+			}
+			said[target] = append(said[target], p.path)
+		}
+	}
+	for target, page := range map[string]string{"bench": "docs/benchmarks.md", "test": "README.md", "unit": "README.md"} {
+		if !slices.Contains(said[target], page) {
+			t.Errorf("%s does not say how long make %s takes", page, target)
+		}
 	}
 }
 
@@ -369,5 +389,59 @@ func TestSecurityModelTestsExist(t *testing.T) {
 		if !defined[m[1]] {
 			t.Errorf("docs/security.md names %s, which no test file defines", m[1])
 		}
+	}
+}
+
+// The end-to-end tests run under an explicit timeout with room for a machine
+// three times slower than make help's duration of make test, and short
+// enough that a hung test fails well inside a CI job's 90 minutes (with
+// Memos' first compile, three times slower too, before it); the page on
+// the tests names it.
+func TestEndToEndTimeout(t *testing.T) {
+	makefile, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^\t\$\(GO\) test -tags e2e .*-timeout \$\(E2E_TIMEOUT\) .*\./test/e2e/$`).Match(makefile) {
+		t.Fatal("make test runs the end-to-end tests without -timeout $(E2E_TIMEOUT)")
+	}
+	m := regexp.MustCompile(`(?m)^E2E_TIMEOUT \?= (\d+)m$`).FindSubmatch(makefile)
+	if m == nil {
+		t.Fatal("the Makefile sets no E2E_TIMEOUT in minutes")
+	}
+	timeout, _ := strconv.Atoi(string(m[1]))
+	help := makeHelp(t)
+	minutes := func(target string) int {
+		m := regexp.MustCompile(`about (\d+) minutes`).FindStringSubmatch(help[target])
+		if m == nil {
+			t.Fatalf("make help gives %s no duration in minutes: %q", target, help[target])
+		}
+		n, _ := strconv.Atoi(m[1])
+		return n
+	}
+	if test, memos := minutes("test"), minutes("memos"); timeout < 3*test || 3*memos+timeout > 80 {
+		t.Errorf("E2E_TIMEOUT is %d minutes, make test takes about %d and Memos' compile about %d: want at least three times make test's, and a hung test failed well inside 90 minutes", timeout, test, memos)
+	}
+	dev, err := os.ReadFile(filepath.Join(root, "docs", "development.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(dev), "`go test -timeout "+string(m[1])+"m`") {
+		t.Errorf("docs/development.md does not name the end-to-end tests' timeout, %sm", m[1])
+	}
+}
+
+// The first compile of Memos (under make dev or make test) says what it
+// does and how long it takes, as make help gives it.
+func TestMemosCompileSaysHowLong(t *testing.T) {
+	cmd := exec.Command("make", "--no-print-directory", "-n", "memos", "MEMOS_CACHE="+t.TempDir())
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("make -n memos: %v", err)
+	}
+	took := regexp.MustCompile(`about \d+ minutes on \d+ cores`).FindString(makeHelp(t)["memos"])
+	if took == "" || !regexp.MustCompile(`(?m)^echo "Compiling Memos v[0-9.]+ into .*`+took+`\.?"$`).Match(out) {
+		t.Errorf("make memos does not say that it compiles Memos and that it takes %q:\n%s", took, out)
 	}
 }

@@ -97,6 +97,26 @@ func TestDeployDryRun(t *testing.T) {
 			t.Errorf("the dry run warns although MEMOS_URL and ALLOWED_HOSTS are set:\n%s", out)
 		}
 	})
+
+	// The most natural mistake: the endpoint's URL for its host name.
+	t.Run("ALLOWED_HOSTS as a URL", func(t *testing.T) {
+		path := filepath.Join(clone, "wrangler.toml")
+		config, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		url := strings.Replace(string(config), `ALLOWED_HOSTS = "mcp.example.com"`, `ALLOWED_HOSTS = "https://mcp.example.com/"`, 1)
+		if url == string(config) {
+			t.Fatal("no ALLOWED_HOSTS line as the previous step set it")
+		}
+		if err := os.WriteFile(path, []byte(url), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want := `ALLOWED_HOSTS entry "https://mcp.example.com/" is a URL: write the host name alone, mcp.example.com`
+		if out := dryRun(t); !strings.Contains(out, warning) || !strings.Contains(out, want) {
+			t.Errorf("the dry run does not say %q:\n%s", want, out)
+		}
+	})
 }
 
 var uploadSize = regexp.MustCompile(`Total Upload: ([0-9.]+ [KM]iB) / gzip: ([0-9.]+ [KM]iB)`)

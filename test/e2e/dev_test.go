@@ -45,6 +45,12 @@ var bannerKeys = []string{"MCP URL", "Memos", "Sign in", "Token", "Worker log", 
 // until the connection details are printed.
 func startDev(t *testing.T, viaMake bool, env ...string) *devstack {
 	t.Helper()
+	return startDevUntil(t, viaMake, "Press Ctrl-C", env...)
+}
+
+// startDevUntil is startDev waiting for a line that starts with ready.
+func startDevUntil(t *testing.T, viaMake bool, ready string, env ...string) *devstack {
+	t.Helper()
 	port, err := harness.FreePort()
 	if err != nil {
 		t.Fatal(err)
@@ -73,9 +79,10 @@ func startDev(t *testing.T, viaMake bool, env ...string) *devstack {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { syscall.Kill(-d.cmd.Process.Pid, syscall.SIGKILL); d.cmd.Wait() })
-	ready := make(chan struct{})
+	printed := make(chan struct{})
 	go func() {
 		defer close(d.done)
+		seen := false
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
 			line := strings.TrimSuffix(sc.Text(), "\r") // a terminal ends lines with \r\n
@@ -85,16 +92,17 @@ func startDev(t *testing.T, viaMake bool, env ...string) *devstack {
 				d.lines[k] = strings.TrimSpace(v)
 			}
 			d.mu.Unlock()
-			if strings.HasPrefix(line, "Press Ctrl-C") {
-				close(ready)
+			if strings.HasPrefix(line, ready) && !seen {
+				close(printed)
+				seen = true
 			}
 		}
 		io.Copy(io.Discard, stdout)
 	}()
 	select {
-	case <-ready:
+	case <-printed:
 	case <-time.After(5 * time.Minute):
-		t.Fatalf("make dev printed no connection details in time:\n%s", d.output())
+		t.Fatalf("make dev printed no line %q in time:\n%s", ready, d.output())
 	}
 	return d
 }
@@ -153,6 +161,9 @@ func TestMakeDevStartsLocalMemos(t *testing.T) {
 	if !strings.Contains(out, `"Authorization": "Bearer `+token+`"`) {
 		t.Errorf("the client configuration lacks the token:\n%s", out)
 	}
+	if !strings.Contains(out, "Token:     "+token+"\n           (new on every run") {
+		t.Errorf("the banner does not say that the token changes every run:\n%s", out)
+	}
 	// The printed sign-in opens the printed Memos.
 	var username, password string
 	if _, err := fmt.Sscanf(d.lines["Sign in"], "username %s password %s", &username, &password); err != nil {
@@ -185,6 +196,51 @@ func TestMakeDevStartsLocalMemos(t *testing.T) {
 	// The Worker's log stays where the banner said.
 	if log, err := os.ReadFile(filepath.Join(root, d.lines["Worker log"])); err != nil || !strings.Contains(string(log), "/mcp") {
 		t.Errorf("the Worker log %q: %v", d.lines["Worker log"], err)
+	}
+}
+
+// Ctrl-C while make dev starts is a stop like any other: make dev exits 0
+// and says only that it stops, not that a wait was canceled.
+func TestMakeDevStopsQuietlyDuringStartUp(t *testing.T) {
+	d := startDevUntil(t, true, "Starting a local Memos", "MEMOS_URL=")
+	d.stop(t)
+	if out := d.output(); strings.Contains(out, "MCP URL") || strings.Contains(out, "Memos:") {
+		t.Errorf("make dev got as far as its banner before Ctrl-C arrived; the test shows nothing:\n%s", out)
+	}
+}
+
+// A local Memos that dies under make dev stops it, saying so with the end
+// of Memos' log, instead of leaving a banner that says "Health: ok".
+func TestMakeDevSaysMemosExited(t *testing.T) {
+	d := startDev(t, false, "MEMOS_URL=")
+	_, port, _ := strings.Cut(strings.TrimPrefix(d.lines["Memos"], "http://"), ":")
+	pid := 0
+	paths, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range paths {
+		if b, err := os.ReadFile(p); err == nil && strings.HasPrefix(string(b), os.Getenv("MEMOS_BIN")+"\x00") && strings.Contains(string(b), "\x00--port\x00"+port+"\x00") {
+			pid, _ = strconv.Atoi(filepath.Base(filepath.Dir(p)))
+		}
+	}
+	if pid == 0 {
+		t.Fatalf("no Memos process on port %q", port)
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+	done := make(chan error, 1)
+	go func() { <-d.done; done <- d.cmd.Wait() }()
+	select {
+	case err := <-done:
+		out := d.output()
+		_, after, _ := strings.Cut(out, "Press Ctrl-C")
+		if err == nil || !strings.Contains(after, "make dev: the local Memos ended on its own (signal: killed)") || !strings.Contains(after, filepath.Base(os.Getenv("MEMOS_BIN"))+".log") {
+			t.Errorf("make dev after its Memos died: %v\n%s", err, out)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("make dev went on after its Memos died:\n%s", d.output())
+	}
+	worker := strings.TrimPrefix(strings.TrimSuffix(d.lines["MCP URL"], "/mcp"), "http://")
+	if c, err := net.DialTimeout("tcp", worker, time.Second); err == nil {
+		c.Close()
+		t.Errorf("the Worker at %s still answers after make dev stopped", worker)
 	}
 }
 
@@ -284,6 +340,40 @@ func TestMakeDevRefusesBusyPort(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "port "+port+" on 127.0.0.1 is in use") || strings.Contains(string(out), "MCP URL") || strings.Contains(string(out), "Starting") {
 		t.Errorf("make dev on a busy port: %v\n%s", err, out)
+	}
+}
+
+// ALLOWED_HOSTS written as a URL stops make dev at once, before it starts
+// anything, with what to write instead: the Worker would answer 403 at every
+// path, its /healthz included, and make dev would wait for it in silence.
+func TestMakeDevRefusesAllowedHostsURL(t *testing.T) {
+	port, err := harness.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(buildProgram(t, "./test/devstack"))
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port), "MEMOS_URL=", "ALLOWED_HOSTS=https://mcp.example.com/")
+	out, err := cmd.CombinedOutput()
+	want := `make dev: ALLOWED_HOSTS entry "https://mcp.example.com/" is a URL: write the host name alone, mcp.example.com`
+	if err == nil || !strings.Contains(string(out), want) || strings.Contains(string(out), "Starting") {
+		t.Errorf("make dev with ALLOWED_HOSTS as a URL: %v\n%s", err, out)
+	}
+}
+
+// A Worker that refuses the host it is reached at ends the wait for it at
+// once, with its answer, instead of two minutes of 403s: make dev waits so
+// for its Worker, whatever set ALLOWED_HOSTS.
+func TestStartWorkerStopsAtRefusal(t *testing.T) {
+	w, err := harness.StartWorker(context.Background(), harness.WorkerOptions{
+		Root: root, Dir: t.TempDir(), Vars: map[string]string{"MEMOS_URL": memos.URL, "ALLOWED_HOSTS": "mcp.example.com"},
+	})
+	if err == nil {
+		w.Stop()
+		t.Fatal("a Worker that answers 403 at its /healthz was taken as ready")
+	}
+	if msg := err.Error(); !strings.Contains(msg, "answers 403 Forbidden at http://127.0.0.1:") || !strings.Contains(msg, "does not answer to host") {
+		t.Errorf("the wait for a refusing Worker ended with %v", err)
 	}
 }
 

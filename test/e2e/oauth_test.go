@@ -317,8 +317,8 @@ func chromiumPath() string {
 // (test/clients/consent-browser.mjs): labelled controls, all reachable with
 // Tab, no console error, and the form submitted by keyboard sends the
 // browser back to the client with a code; after a wrong password the page
-// keeps Read only, the expiry and the username, and the grant is read only;
-// on a phone's 390×844 screen the Allow button shows without scrolling. The screenshot is kept in
+// keeps Read only, the expiry and the username, no sentence says the app
+// will write, and the grant is read only; on a phone's 390×844 screen the Allow button shows without scrolling. The screenshot is kept in
 // build/test-artifacts. .ci/run installs Chromium; elsewhere the test says
 // so when it is missing.
 func TestConsentPageInChromium(t *testing.T) {
@@ -344,7 +344,8 @@ func TestConsentPageInChromium(t *testing.T) {
 	if run.code != 0 {
 		t.Fatalf("consent-browser.mjs exited with %d", run.code)
 	}
-	for _, step := range []string{"Allow on the first screen", "submitted without JavaScript", "a wrong password keeps the choices", "the retried sign-in grants read only"} {
+	for _, step := range []string{"Allow on the first screen", "submitted without JavaScript", "a wrong password keeps the choices",
+		"with Read only chosen, no sentence says the app will write", "the retried sign-in grants read only"} {
 		if !strings.Contains(string(run.stdout), "ok   "+step) {
 			t.Errorf("step %q did not pass", step)
 		}

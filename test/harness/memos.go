@@ -77,6 +77,16 @@ func (m *Memos) Stop() { m.proc.Stop() }
 // Log returns the instance's output.
 func (m *Memos) Log() string { return m.proc.Log() }
 
+// Done is closed when the instance has ended, stopped or not; ExitErr then
+// says how.
+func (m *Memos) Done() <-chan struct{} { return m.proc.Done() }
+
+// ExitErr says how the instance ended, once Done is closed.
+func (m *Memos) ExitErr() error { return m.proc.ExitErr() }
+
+// LogPath is the file that holds the instance's output.
+func (m *Memos) LogPath() string { return m.proc.logPath }
+
 // bootstrap creates the first user, signs in and creates a token that never
 // expires.
 func (m *Memos) bootstrap(ctx context.Context) error {

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -24,6 +25,7 @@ type Process struct {
 	cmd     *exec.Cmd
 	logPath string
 	exited  chan struct{}
+	waitErr error     // how it ended ("exit status 1", "signal: killed"), once exited is closed
 	Started time.Time // when the process was started
 }
 
@@ -51,7 +53,7 @@ func StartProcess(logPath, name, dir string, env []string, args ...string) (*Pro
 	}
 	p := &Process{name: filepath.Base(name), cmd: cmd, logPath: logPath, exited: make(chan struct{}), Started: started}
 	go func() {
-		cmd.Wait()
+		p.waitErr = cmd.Wait()
 		logFile.Close()
 		close(p.exited)
 	}()
@@ -77,6 +79,13 @@ func (p *Process) Stop() {
 // Done is closed when the process has ended.
 func (p *Process) Done() <-chan struct{} { return p.exited }
 
+// ExitErr says how the process ended ("exit status 1", "signal: killed"),
+// or nil for a clean exit, once Done is closed.
+func (p *Process) ExitErr() error {
+	<-p.exited
+	return p.waitErr
+}
+
 // Exited reports whether the process has ended.
 func (p *Process) Exited() bool {
 	select {
@@ -94,16 +103,21 @@ func (p *Process) Log() string {
 }
 
 // waitHTTP polls url until it answers with one of the given statuses, the
-// process exits, or ctx ends.
+// process exits, or ctx ends. A 403 ends the wait at once: it is a refusal
+// that waiting does not change (the Worker's host guard, for one).
 func (p *Process) waitHTTP(ctx context.Context, url string, statuses ...int) error {
 	client := &http.Client{Timeout: 2 * time.Second}
 	for {
 		if resp, err := client.Get(url); err == nil {
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, 1000))
 			resp.Body.Close()
 			for _, s := range statuses {
 				if resp.StatusCode == s {
 					return nil
 				}
+			}
+			if resp.StatusCode == http.StatusForbidden {
+				return fmt.Errorf("%s answers %s at %s: %s", p.name, resp.Status, url, body)
 			}
 		}
 		if p.Exited() {

@@ -123,6 +123,13 @@ func (w *Worker) Stop() { w.proc.Stop() }
 // Log returns wrangler's output.
 func (w *Worker) Log() string { return w.proc.Log() }
 
+// Done is closed when wrangler has ended, stopped or not; ExitErr then
+// says how.
+func (w *Worker) Done() <-chan struct{} { return w.proc.Done() }
+
+// ExitErr says how wrangler ended, once Done is closed.
+func (w *Worker) ExitErr() error { return w.proc.ExitErr() }
+
 // secretNames are the variables a deployment keeps as secrets.
 var secretNames = []string{"OAUTH_SECRET", "OAUTH_SECRET_PREVIOUS", "CF_ACCESS_CLIENT_ID", "CF_ACCESS_CLIENT_SECRET"}
 

@@ -72,7 +72,7 @@ func vars(r io.Reader) map[string]string {
 func check(vars map[string]string) []string {
 	getenv := func(name string) string { return vars[name] }
 	// Bindings and secrets are not in [vars]: assume they are there.
-	_, err := config.Load(getenv, func(string) bool { return true })
+	cfg, err := config.Load(getenv, func(string) bool { return true })
 	choice, choiceErr := config.LoadToolChoice(getenv)
 	_, selectErr := registry.Select(choice.ReadOnly, choice.Entries)
 	var problems []string
@@ -81,9 +81,9 @@ func check(vars map[string]string) []string {
 			problems = append(problems, line+" (/mcp answers 503)")
 		}
 	}
-	loopback := strings.TrimSpace(vars["ALLOWED_HOSTS"]) != ""
-	for _, h := range strings.Split(vars["ALLOWED_HOSTS"], ",") {
-		loopback = loopback && uri.ResolvesToLoopback(strings.TrimSpace(h))
+	loopback := len(cfg.AllowedHosts) > 0
+	for _, h := range cfg.AllowedHosts {
+		loopback = loopback && uri.ResolvesToLoopback(h)
 	}
 	if loopback {
 		problems = append(problems, "ALLOWED_HOSTS lists only loopback names: every path answers 403; set it to the host names you serve, e.g. mcp.example.com")

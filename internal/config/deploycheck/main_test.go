@@ -23,6 +23,8 @@ func TestCheck(t *testing.T) {
 		{"set for a deploy", map[string]string{"MEMOS_URL": "https://memos.example.com", "ALLOWED_HOSTS": "mcp.example.com"}, nil},
 		{"any host", map[string]string{"MEMOS_URL": "https://memos.example.com"}, nil},
 		{"a service binding", map[string]string{"MEMOS_SERVICE": "MEMOS", "ALLOWED_HOSTS": "mcp.example.com,localhost"}, nil},
+		{"ALLOWED_HOSTS as a URL", map[string]string{"MEMOS_URL": "https://memos.example.com", "ALLOWED_HOSTS": "https://mcp.example.com/"},
+			[]string{`ALLOWED_HOSTS entry "https://mcp.example.com/" is a URL: write the host name alone, mcp.example.com (/mcp answers 503)`}},
 		{"plain http", map[string]string{"MEMOS_URL": "http://memos.example.com", "ALLOWED_HOSTS": "mcp.example.com"}, []string{"MEMOS_URL uses plain http"}},
 		{"a TOOLS typo", map[string]string{"MEMOS_URL": "https://memos.example.com", "TOOLS": "memo_lst_memos"}, []string{`TOOLS entry "memo_lst_memos" matches no tool`}},
 		{"READ_ONLY=yes", map[string]string{"MEMOS_URL": "https://memos.example.com", "READ_ONLY": "yes"}, []string{`READ_ONLY "yes"`}},
