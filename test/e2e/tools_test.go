@@ -337,7 +337,7 @@ func TestToolsErrors(t *testing.T) {
 
 	t.Run("no token", func(t *testing.T) {
 		anon := anonymousTools(t, worker.URL)
-		if msg := anon.fails("memo_create_memo", map[string]any{"body": map[string]any{"content": "anonymous"}}); msg != "401 Unauthorized: authentication required" {
+		if msg := anon.fails("memo_create_memo", map[string]any{"body": map[string]any{"content": "anonymous"}}); msg != "401 Unauthorized: authentication required; nothing was created" {
 			t.Errorf("got %q", msg)
 		}
 		if msg := anon.fails("auth_get_current_user", nil); msg != "401 Unauthorized: authentication required" {

@@ -306,3 +306,22 @@ func TestWriteAttachmentsKept(t *testing.T) {
 		t.Errorf("the memo holds %d attachments, want 1", count(m, "attachments"))
 	}
 }
+
+// Half a surrogate pair is refused with an error that names it, before
+// anything is written; a whole pair is stored as sent.
+func TestWriteLoneSurrogate(t *testing.T) {
+	const tag = "#e2ewrites-surrogate"
+	call := func(content string) string {
+		_, body := rpcPost(t, worker.URL, "Bearer "+memos.Token, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"memo_create_memo","arguments":{"body":{"content":"`+content+` `+tag+`"}}}}`)
+		return body
+	}
+	if body := call(`half \ud800 a pair`); !strings.Contains(body, "lone surrogate") || !strings.Contains(body, `"isError":true`) {
+		t.Errorf("lone surrogate: %s", body)
+	}
+	if body := call(`a whole pair \ud83d\ude00`); strings.Contains(body, `"isError":true`) {
+		t.Errorf("a whole pair: %s", body)
+	}
+	if got := memosWith(t, tag); len(got) != 1 || !strings.Contains(got[0].(map[string]any)["content"].(string), "😀") {
+		t.Errorf("memos made: %v", got)
+	}
+}
