@@ -14,8 +14,9 @@ import (
 // Memos replaces a memo's attachment list and deletes the files of those
 // left out, and moves an attachment of another memo to this one; so the
 // memo's own attachments are kept unless removeOthers says otherwise, and
-// an attachment of another memo is refused. The result lists the
-// attachments the memo has and those removed.
+// an attachment of another memo is refused. Each attachment is named by
+// its name alone: its filename and type come from Memos. The result lists
+// the attachments the memo has and those removed.
 func (tb *Table) setAttachments(ctx context.Context, t *tool, a arguments, authorization string) ([]byte, error) {
 	r, err := t.request(a)
 	if err != nil {
@@ -49,7 +50,7 @@ func (tb *Table) setAttachments(ctx context.Context, t *tool, a arguments, autho
 		}
 		if !kept[an] {
 			kept[an], names = true, append(names, an)
-			list = appendItem(list, compact(at))
+			list = appendItem(list, attachmentRef(an, meta))
 		}
 	}
 	removeOthers, _ := a.values["removeOthers"].(bool)
@@ -62,7 +63,7 @@ func (tb *Table) setAttachments(ctx context.Context, t *tool, a arguments, autho
 			removed = append(removed, an)
 		default:
 			kept[an], names = true, append(names, an)
-			list = appendItem(list, []byte(`{"name":`+rawjson.Quote(an)+`,"filename":`+rawjson.Quote(at.Get("filename").Str)+`,"type":`+rawjson.Quote(at.Get("type").Str)+`}`))
+			list = appendItem(list, attachmentRef(an, at))
 		}
 	}
 	r.Body = []byte(`{"attachments":` + string(append(list, ']')) + `}`)
@@ -74,6 +75,12 @@ func (tb *Table) setAttachments(ctx context.Context, t *tool, a arguments, autho
 	b = append(b, `,"removed":`...)
 	b = appendNames(b, removed)
 	return result(append(b, '}')), nil
+}
+
+// attachmentRef is an attachment as the list sent to Memos names it: its
+// name, with the filename and type Memos' schema asks for, from meta.
+func attachmentRef(name string, meta rawjson.Value) []byte {
+	return []byte(`{"name":` + rawjson.Quote(name) + `,"filename":` + rawjson.Quote(meta.Get("filename").Str) + `,"type":` + rawjson.Quote(meta.Get("type").Str) + `}`)
 }
 
 // appendItem appends an item to an open JSON array.

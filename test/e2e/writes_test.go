@@ -286,9 +286,7 @@ func TestWriteAttachmentsKept(t *testing.T) {
 	}
 	name := str(c.ok("memo_create_memo", map[string]any{"body": map[string]any{"content": "two files #e2ewrites"}}), "name")
 	a, b := upload("a.txt"), upload("b.txt")
-	link := func(at map[string]any) map[string]any {
-		return map[string]any{"name": str(at, "name"), "filename": str(at, "filename"), "type": str(at, "type")}
-	}
+	link := func(at map[string]any) map[string]any { return map[string]any{"name": str(at, "name")} } // by name alone
 	c.ok("memo_set_memo_attachments", map[string]any{"memo": name, "body": map[string]any{"attachments": []any{link(a)}}})
 	set := c.ok("memo_set_memo_attachments", map[string]any{"memo": name, "body": map[string]any{"attachments": []any{link(b)}}})
 	if count(set, "attachments") != 2 || count(set, "removed") != 0 {

@@ -41,6 +41,9 @@ type override struct {
 	// Results are the members the gateway adds to the operation's answer
 	// (JSON Schemas by name), which the output schema lists.
 	Results map[string]any `json:"results"`
+	// DefRequired replaces the required list of schemas of the tool's
+	// input $defs, by name: for a tool that fills in the rest itself.
+	DefRequired map[string][]string `json:"defRequired"`
 }
 
 // note is a usage note. With When set, it is kept only when the tool's
@@ -91,7 +94,7 @@ func loadCuration(path string) (*curation, error) {
 // overrides reports whether o tailors its operation beyond selecting it.
 func (o override) overrides() bool {
 	return o.BodyRequired != nil || o.BodyOmit != nil || o.BodyMinProperties > 0 || o.Destructive != nil || o.Idempotent != nil || len(o.Notes) > 0 ||
-		len(o.Arguments) > 0 || len(o.Results) > 0
+		len(o.Arguments) > 0 || len(o.Results) > 0 || len(o.DefRequired) > 0
 }
 
 // names are every id the operation is known by, its own first.

@@ -179,6 +179,13 @@ func buildTool(id string, o operation, ov override, cur *curation, components ma
 		t.Input["required"] = required
 	}
 	in.withDefs(t.Input)
+	for name, required := range ov.DefRequired {
+		def, ok := in.defs[name].(map[string]any)
+		if !ok {
+			return t, fmt.Errorf("curation sets the required list of $defs %q, which the input does not have", name)
+		}
+		def["required"] = required
+	}
 	// Notes may depend on the arguments this release's document has.
 	if notes := ov.Notes.text(t.Input); notes != "" {
 		t.Description = strings.TrimSpace(t.Description + "\n\n" + notes)
