@@ -1,9 +1,9 @@
 // Package finder holds the tools written by hand rather than generated from
 // Memos' OpenAPI document: memo_search, tag_list, ChatGPT's search and
 // fetch, attachment_read, and memo_edit, which changes part of a memo
-// without losing what the person changed. Each compiles its arguments into a few Memos
-// requests (at most memosRequests) and shapes the answers for a model:
-// small, with links, never Memos' whole objects.
+// without losing what the person changed. Each compiles its arguments into
+// a few Memos requests (at most memosRequests) and shapes the answers for a
+// model: small, with links, never Memos' whole objects.
 //
 // The registry lists these tools beside the generated ones (Tools), and
 // the tool executor validates their arguments with the same schemas and
