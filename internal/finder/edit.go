@@ -88,7 +88,7 @@ func (f *Finder) memoEdit(ctx context.Context, args map[string]any, m Memos) ([]
 	}
 	update := append(rawjson.AppendString([]byte(`{"content":`), after), '}')
 	answer, perr := m.Patch(ctx, memoRoute, path+"?updateMask=content", update)
-	if e, ok := memos.AsError(perr); ok && !e.Unanswered {
+	if e, ok := memos.AsError(perr); ok && !e.Unsure {
 		return nil, perr
 	}
 	if perr != nil || rawjson.ParseBytes(answer).Get("content").Str != after {

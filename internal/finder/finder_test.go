@@ -41,7 +41,7 @@ func (f *fakeMemos) Patch(_ context.Context, _, path string, body []byte) ([]byt
 	if f.lost.gone {
 		delete(f.answers, p)
 	}
-	return nil, &memos.Error{Msg: "Memos did not answer in time", Unanswered: true}
+	return nil, &memos.Error{Msg: "Memos did not answer in time", Unsure: true}
 }
 
 func (f *fakeMemos) Get(_ context.Context, _, path string) ([]byte, error) {
