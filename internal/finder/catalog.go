@@ -97,4 +97,22 @@ var tools = []Tool{
 		"memo":{"type":"string"},"returned":{"type":"string"},"bytes":{"type":"integer"}}},
 	"annotations":{"title":"Read Attachment",` + reads + `},
 	"_meta":{"calls":["GET /api/v1/attachments/{attachment}","GET /file/attachments/{attachment}/{filename}"]}}`},
+
+	{Name: "memo_edit", Run: (*Finder).memoEdit, JSON: `{
+	"name":"memo_edit","title":"Edit Memo",
+	"description":"Change part of a memo's text, keeping what changed since you read it. Give exactly one of append, prepend, replace, check, uncheck. Returns the previous content, to undo.",
+	"inputSchema":{"type":"object","additionalProperties":false,"required":["memo"],"properties":{
+		"memo":{"type":"string","description":"memos/{id} or the id"},
+		"append":{"type":"string","description":"added as the last line"},
+		"prepend":{"type":"string","description":"added as the first line"},
+		"replace":{"type":"object","additionalProperties":false,"required":["old","new"],"properties":{
+			"old":{"type":"string","description":"exact passage that occurs once"},"new":{"type":"string"}}},
+		"check":{"type":"string","description":"an open task's text"},
+		"uncheck":{"type":"string","description":"a checked task's text"},
+		"contentHash":{"type":"string","description":"of the text you read: refused if it changed since"}}},
+	"outputSchema":{"type":"object","properties":{
+		"name":{"type":"string"},"contentHash":{"type":"string"},"change":{"type":"string"},
+		"old":{"type":"string"},"new":{"type":"string"},"previousContent":{"type":"string"}}},
+	"annotations":{"title":"Edit Memo","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false},
+	"_meta":{"calls":["GET /api/v1/memos/{memo}","PATCH /api/v1/memos/{memo}"]}}`},
 }

@@ -1,8 +1,9 @@
 // Package finder holds the tools written by hand rather than generated from
 // Memos' OpenAPI document: memo_search, tag_list, ChatGPT's search and
-// fetch, and attachment_read. Each compiles its arguments into a few Memos
-// requests (at most memosRequests) and shapes the answers for a model:
-// small, with links, never Memos' whole objects.
+// fetch, attachment_read, and memo_edit, which changes part of a memo
+// without losing what the person changed. Each compiles its arguments into
+// a few Memos requests (at most memosRequests) and shapes the answers for a
+// model: small, with links, never Memos' whole objects.
 //
 // The registry lists these tools beside the generated ones (Tools), and
 // the tool executor validates their arguments with the same schemas and
@@ -26,6 +27,9 @@ type Memos interface {
 	// of a successful answer, which is JSON. route is the path's template,
 	// for the log, which never gets argument values.
 	Get(ctx context.Context, route, path string) ([]byte, error)
+	// Patch sends body, JSON, to path with PATCH and returns the body of
+	// a successful answer, which is JSON, as Get does.
+	Patch(ctx context.Context, route, path string, body []byte) ([]byte, error)
 	// File downloads a file (an attachment's bytes) from path and returns
 	// them with their content type.
 	File(ctx context.Context, route, path string) (body []byte, contentType string, err error)
@@ -61,8 +65,9 @@ func (f *Finder) offsets() OffsetFunc {
 	return func(string, time.Time) (int, bool) { return 0, false }
 }
 
-// memosRequests is the most Memos requests one call of these tools makes.
-const memosRequests = 2
+// memosRequests is the most Memos requests one call of these tools makes:
+// memo_edit's read, write and read-back of an unclear write.
+const memosRequests = 3
 
 // str returns a string argument, "" when absent.
 func str(args map[string]any, name string) string {

@@ -11,10 +11,37 @@ import (
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 )
 
-// fakeMemos answers from a table of paths and records what was asked.
+// fakeMemos answers from a table of paths and records what was asked. A
+// PATCH sets a memo's content, unless lost says otherwise.
 type fakeMemos struct {
 	answers map[string]string // path (without query) → body
-	asked   []string          // full paths
+	asked   []string          // full paths, a PATCH's after "PATCH "
+	lost    *lostAnswer
+	refuse  error // a PATCH's answer, when set
+}
+
+// lostAnswer makes a PATCH go unanswered, applied or not, and the memo
+// unreadable afterwards when gone.
+type lostAnswer struct{ applied, gone bool }
+
+func (f *fakeMemos) Patch(_ context.Context, _, path string, body []byte) ([]byte, error) {
+	f.asked = append(f.asked, "PATCH "+path)
+	p, _, _ := strings.Cut(path, "?")
+	if f.refuse != nil {
+		return nil, f.refuse
+	}
+	memo := `{"name":"memos/` + p[strings.LastIndexByte(p, '/')+1:] + `","content":` + rawjson.Quote(rawjson.ParseBytes(body).Get("content").Str) + `}`
+	switch l := f.lost; {
+	case l == nil:
+		f.answers[p] = memo
+		return []byte(memo), nil
+	case l.applied:
+		f.answers[p] = memo
+	}
+	if f.lost.gone {
+		delete(f.answers, p)
+	}
+	return nil, &memos.Error{Msg: "Memos did not answer in time", Unsure: true}
 }
 
 func (f *fakeMemos) Get(_ context.Context, _, path string) ([]byte, error) {

@@ -95,7 +95,7 @@ func (c *Client) account(ctx context.Context, method, path, bearer string, body 
 	}
 	resp, err := c.doer.Do(ctx, req)
 	if err != nil {
-		return rawjson.Value{}, &Error{Msg: c.failure(ctx, err), Unanswered: true}
+		return rawjson.Value{}, &Error{Msg: c.failure(ctx, err), Unsure: true}
 	}
 	switch {
 	case resp.Status == 429:

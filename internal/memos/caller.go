@@ -11,8 +11,8 @@ import (
 
 // Caller is the Memos instance as one caller sees it: every request carries
 // their Authorization. It serves the hand-written tools and MCP's resources
-// and completions: GETs with the same headers, limits and explanations as a
-// tool call's request.
+// and completions: GETs (and memo_edit's PATCH) with the same headers,
+// limits and explanations as a tool call's request.
 type Caller struct {
 	c             *Client
 	authorization string
@@ -36,7 +36,19 @@ const MaxAnswerDepth = 512
 // deep; anything else is an *Error. route is the path's template, for the
 // log, which never gets argument values.
 func (m Caller) Get(ctx context.Context, route, path string) ([]byte, error) {
-	r := m.request(route, path, "")
+	return m.json(ctx, m.request("GET", route, path, ""))
+}
+
+// Patch sends body, JSON, to path (escaped, with its query) with PATCH and
+// returns the answer as Get does.
+func (m Caller) Patch(ctx context.Context, route, path string, body []byte) ([]byte, error) {
+	r := m.request("PATCH", route, path, "")
+	r.Body = body
+	return m.json(ctx, r)
+}
+
+// json sends r and returns its answer, which must be JSON.
+func (m Caller) json(ctx context.Context, r Request) ([]byte, error) {
 	resp, err := m.c.Send(ctx, r)
 	if err != nil {
 		return nil, err
@@ -60,7 +72,7 @@ func (m Caller) GetJSON(ctx context.Context, route, path string) (rawjson.Value,
 // with their content type. The answer's size is capped by the Doer
 // (MAX_RESPONSE_BYTES).
 func (m Caller) File(ctx context.Context, route, path string) ([]byte, string, error) {
-	resp, err := m.c.Send(ctx, m.request(route, path, "*/*"))
+	resp, err := m.c.Send(ctx, m.request("GET", route, path, "*/*"))
 	if err != nil {
 		return nil, "", err
 	}
@@ -71,8 +83,8 @@ func (m Caller) File(ctx context.Context, route, path string) ([]byte, string, e
 // links people can open; "" when unknown (behind a service binding).
 func (m Caller) WebURL() string { return m.c.WebURL() }
 
-func (m Caller) request(route, path, accept string) Request {
-	return Request{Method: "GET", Path: path, Accept: accept, Authorization: m.authorization, Tool: m.Tool, Route: "GET " + route}
+func (m Caller) request(method, route, path, accept string) Request {
+	return Request{Method: method, Path: path, Accept: accept, Authorization: m.authorization, Tool: m.Tool, Route: method + " " + route}
 }
 
 // CheckID says what keeps id from standing as one segment of a Memos path,

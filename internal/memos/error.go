@@ -22,9 +22,11 @@ type Error struct {
 	// Challenge is Memos asking for a challenge (a captcha) at sign-in,
 	// which only its own web app can show.
 	Challenge bool
-	// Unanswered is a request that got no answer (unreachable, timed out,
-	// cancelled, too large): whether Memos acted on it is unknown.
-	Unanswered bool
+	// Unsure is a request whose fate is unknown: no answer came
+	// (unreachable, timed out, cancelled, too large), or one that is not
+	// Memos' own (a proxy's error page, a body cut short). Memos may have
+	// acted on it.
+	Unsure bool
 }
 
 func (e *Error) Error() string { return e.Msg }

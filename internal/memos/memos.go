@@ -110,14 +110,15 @@ func (c *Client) Send(ctx context.Context, r Request) (*web.Response, error) {
 		// The error may quote the URL, whose path carries argument values:
 		// the log gets the route template instead.
 		detail := strings.ReplaceAll(err.Error(), req.URL, r.Route)
-		return nil, logged(r, detail, &Error{Msg: c.failure(ctx, err), Unanswered: true})
+		return nil, logged(r, detail, &Error{Msg: c.failure(ctx, err), Unsure: true})
 	}
 	entry.SetUpstream(resp.Status)
 	if resp.Status >= 200 && resp.Status <= 299 {
 		return resp, nil
 	}
 	msg, detail := c.refusal(resp)
-	e := &Error{Status: resp.Status, Refused: resp.Status == 401 && memosJSON(resp.Body)}
+	ours := memosJSON(resp.Body)
+	e := &Error{Status: resp.Status, Refused: resp.Status == 401 && ours, Unsure: !ours}
 	switch {
 	case resp.Status == 404 && r.Tool != "":
 		learnt() // a 404 waits until the version is learnt, to explain a release mismatch
@@ -141,7 +142,7 @@ func (c *Client) Failed(r Request, detail string, e *Error) error { return logge
 // server that is not Memos).
 func (c *Client) NotJSON(r Request, resp *web.Response) error {
 	msg, detail := c.notJSON(resp)
-	return logged(r, "HTTP "+itoa(resp.Status)+": "+detail, &Error{Status: resp.Status, Msg: msg})
+	return logged(r, "HTTP "+itoa(resp.Status)+": "+detail, &Error{Status: resp.Status, Msg: msg, Unsure: true})
 }
 
 // Admits returns the *Error that refuses a request with this Authorization

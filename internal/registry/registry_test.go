@@ -365,7 +365,7 @@ func TestHandwritten(t *testing.T) {
 			}
 		})
 	}
-	want := []string{"attachment_read", "fetch", "memo_search", "search", "tag_list"}
+	want := []string{"attachment_read", "fetch", "memo_edit", "memo_search", "search", "tag_list"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("hand-written tools (-want +got):\n%s", diff)
 	}

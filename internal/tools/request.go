@@ -2,6 +2,7 @@ package tools
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -146,58 +147,66 @@ func formatNumber(raw string) string {
 // maskParam is the query parameter of Memos' partial updates.
 const maskParam = "updateMask"
 
-// updateMask decides the updateMask sent with a partial update. Field paths
-// are accepted in camelCase and sent in snake_case, as Memos matches them.
-// Memos infers a mask from the body's keys when none is sent, except for
-// message fields (location): their inferred paths name sub-fields Memos does
-// not recognise, and the change is silently dropped. So a message field
-// present in the body is always named in the mask, and when that makes a
-// mask necessary, it lists every key of the body.
-func updateMask(given string, body rawjson.Value, fields, messages []string) (string, bool, error) {
-	var mask []string
-	add := func(path string) {
-		for _, m := range mask {
-			if m == path {
-				return
-			}
-		}
-		mask = append(mask, path)
-	}
-	for part := range strings.SplitSeq(given, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		path, err := maskPath(part, fields)
-		if err != nil {
-			return "", false, err
-		}
-		add(path)
-	}
-	var keys, needed []string
+// updateMask decides the updateMask of a partial update, which is always
+// sent: Memos writes a field the mask names without a value as empty, and
+// infers a mask of its own otherwise, attachments first. The mask names
+// exactly the body's fields, in snake_case (Memos matches them so), content
+// first and attachments and relations last: Memos applies them in order,
+// so a content change it refuses fails before anything else is written. A
+// given mask must name each field of the body and none besides (a nested
+// path names its top field): a named field without a value would be
+// blanked, a given one not named would be dropped untold.
+func updateMask(given string, body rawjson.Value, fields []string) (string, error) {
+	var keys []string
 	body.ForEach(func(k, _ rawjson.Value) bool {
-		key := snakeCase(k.Str)
-		keys = append(keys, key)
-		for _, m := range messages {
-			if m == key {
-				needed = append(needed, key)
-			}
-		}
+		keys = append(keys, snakeCase(k.Str))
 		return true
 	})
-	switch {
-	case len(mask) > 0:
-		for _, n := range needed {
-			add(n)
+	var parts []string
+	for part := range strings.SplitSeq(given, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			parts = append(parts, part)
 		}
-	case len(needed) > 0:
-		for _, k := range keys {
-			add(k)
-		}
-	default:
-		return "", false, nil
 	}
-	return strings.Join(mask, ","), true, nil
+	mask := keys
+	if len(parts) > 0 {
+		mask = nil
+		named := map[string]bool{}
+		for _, part := range parts {
+			path, err := maskPath(part, fields)
+			if err != nil {
+				return "", err
+			}
+			top, _, _ := strings.Cut(path, ".")
+			if !slices.Contains(keys, top) {
+				return "", errors.New("updateMask names " + strconv.Quote(part) + ", which body does not give, so Memos would write it empty: give its new value in body (to clear a field on purpose, give it empty: \"\", false or [])")
+			}
+			named[top] = true
+			if !slices.Contains(mask, path) {
+				mask = append(mask, path)
+			}
+		}
+		for _, k := range keys {
+			if !named[k] {
+				return "", errors.New("body gives " + strconv.Quote(k) + ", which updateMask leaves out, so Memos would drop it untold: name it in updateMask, or leave updateMask out (the body's fields are then the mask)")
+			}
+		}
+	}
+	slices.SortStableFunc(mask, func(a, b string) int { return maskRank(a) - maskRank(b) })
+	return strings.Join(mask, ","), nil
+}
+
+// maskRank orders the fields of an update: content first, the lists that
+// Memos replaces whole (deleting what is left out) last.
+func maskRank(path string) int {
+	top, _, _ := strings.Cut(path, ".")
+	switch top {
+	case "content":
+		return 0
+	case "attachments", "relations":
+		return 2
+	}
+	return 1
 }
 
 // maskPath checks one updateMask entry and returns it in snake_case.

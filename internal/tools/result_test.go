@@ -95,7 +95,7 @@ func TestSuccessResult(t *testing.T) {
 		Body: []byte(`{"name": "memos/a", "content": "<b>\"hi\"</b> & more", "location": null}`)}}
 	res, _, _, _ := run(newTable(testConfig(), doer), t.Context(), "memo_get_memo", rawjson.Parse(`{"memo":"a"}`), "")
 	r := gjson.ParseBytes(res)
-	want := `{"name":"memos/a","content":"<b>\"hi\"</b> & more"}`
+	want := `{"name":"memos/a","content":"<b>\"hi\"</b> & more","contentHash":"` + memos.ContentHash(`<b>"hi"</b> & more`) + `"}`
 	if got := r.Get("structuredContent").Raw; got != want {
 		t.Errorf("structuredContent %s, want %s", got, want)
 	}

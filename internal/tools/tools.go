@@ -19,6 +19,7 @@ import (
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/schema"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
 
 // Table serves the registry's tools, calling Memos through a memos.Client.
@@ -35,6 +36,9 @@ func New(m *memos.Client, f finder.Finder) *Table {
 	tb := &Table{memos: m, finder: f, tools: make(map[string]*tool, len(all))}
 	for i := range all {
 		t := &tool{def: &all[i], run: tb.callRoute}
+		if g := tb.guard(t.def.Name); g != nil {
+			t.run = g
+		}
 		if t.def.Handwritten != nil {
 			t.run = tb.callFinder
 		}
@@ -54,14 +58,13 @@ type tool struct {
 }
 
 // prepared is derived from a tool's definition once: the compiled input
-// schema, the route template's pieces, and the body fields updateMask
-// handling needs.
+// schema, the route template's pieces, and the body fields an updateMask
+// may name.
 type prepared struct {
 	schema   *schema.Schema
 	segments []segment
 	hasMask  bool
 	fields   []string // body fields in snake_case, for updateMask checks
-	messages []string // body fields that are messages, in snake_case
 }
 
 func (t *tool) prepare() (*prepared, error) {
@@ -74,43 +77,21 @@ func (t *tool) prepare() (*prepared, error) {
 			p.hasMask = p.hasMask || param.In == "query" && param.Name == maskParam
 		}
 		if p.hasMask {
-			p.fields, p.messages = bodyFields(t.def.InputSchema())
+			p.fields = bodyFields(t.def.InputSchema())
 		}
 		t.prep = p
 	})
 	return t.prep, t.err
 }
 
-// bodyFields lists the top-level fields of a tool's body schema, and those
-// of them that are messages (objects), both in snake_case.
-func bodyFields(schema string) (fields, messages []string) {
-	root := rawjson.Parse(schema)
-	root.Get("properties").Get("body").Get("properties").ForEach(func(k, prop rawjson.Value) bool {
-		name := snakeCase(k.Str)
-		fields = append(fields, name)
-		if isObjectSchema(root, prop) {
-			messages = append(messages, name)
-		}
+// bodyFields lists the top-level fields of a tool's body schema, in
+// snake_case.
+func bodyFields(schema string) (fields []string) {
+	rawjson.Parse(schema).Get("properties").Get("body").Get("properties").ForEach(func(k, _ rawjson.Value) bool {
+		fields = append(fields, snakeCase(k.Str))
 		return true
 	})
-	return fields, messages
-}
-
-// isObjectSchema reports whether s (or what its local $ref points at) is an
-// object schema.
-func isObjectSchema(root, s rawjson.Value) bool {
-	for range 8 {
-		ref := s.Get("$ref").Str
-		if ref == "" {
-			break
-		}
-		const local = "#/$defs/"
-		if len(ref) <= len(local) || ref[:len(local)] != local {
-			return false
-		}
-		s = root.Get("$defs").Get(ref[len(local):])
-	}
-	return s.Get("type").Str == "object" || s.Get("properties").IsObject()
+	return fields
 }
 
 // ListJSON returns the prepared tools array of every tool.
@@ -197,26 +178,52 @@ func (t *tool) arguments(args rawjson.Value) (arguments, error) {
 }
 
 // callRoute runs a generated tool: one request to Memos, built from the
-// tool's route and the arguments, whose answer becomes the result.
+// tool's route and the arguments, whose answer becomes the result. A write
+// that Memos answers with nothing at all is not confirmed: an error says
+// so; one it answers with an empty object is {"ok":true}, as its output
+// schema says.
 func (tb *Table) callRoute(ctx context.Context, t *tool, a arguments, authorization string) ([]byte, error) {
-	r, err := t.request(a)
+	r, resp, err := tb.send(ctx, t, a, authorization)
 	if err != nil {
 		return nil, err
 	}
-	r.Authorization, r.Tool, r.Route, r.Learn = authorization, t.def.Name, t.def.Method+" "+t.def.Path, true
-	resp, err := tb.memos.Send(ctx, r)
+	writes := t.def.Method != "GET"
+	if writes && emptyAnswer(resp) {
+		return nil, tb.memos.Failed(r, "HTTP "+strconv.Itoa(resp.Status)+": empty answer to a write",
+			&memos.Error{Status: resp.Status, Msg: "Memos answered without a body, which does not confirm the change: read the object back before trying again", Unsure: true})
+	}
+	obj, escapes, err := tb.object(r, resp)
 	if err != nil {
 		return nil, err
 	}
+	if writes && string(obj) == "{}" {
+		obj, escapes = []byte(`{"ok":true}`), 2
+	}
+	return successResult(obj, escapes), nil
+}
+
+// answer sends a generated tool's request and returns Memos' answer as the
+// result object (normalize) and the count of its quotes and backslashes.
+func (tb *Table) answer(ctx context.Context, t *tool, a arguments, authorization string) ([]byte, int, error) {
+	r, resp, err := tb.send(ctx, t, a, authorization)
+	if err != nil {
+		return nil, 0, err
+	}
+	return tb.object(r, resp)
+}
+
+// object is a successful answer as the result object, or the error that
+// explains why it cannot be one.
+func (tb *Table) object(r memos.Request, resp *web.Response) ([]byte, int, error) {
 	obj, escapes, err := normalize(resp.Body)
 	switch {
 	case errors.Is(err, errNotJSON):
-		return nil, tb.memos.NotJSON(r, resp)
+		return nil, 0, tb.memos.NotJSON(r, resp)
 	case err != nil:
-		return nil, tb.memos.Failed(r, "HTTP "+strconv.Itoa(resp.Status)+": answer nests deeper than "+strconv.Itoa(memos.MaxAnswerDepth)+" levels ("+strconv.Itoa(len(resp.Body))+" bytes)",
+		return nil, 0, tb.memos.Failed(r, "HTTP "+strconv.Itoa(resp.Status)+": answer nests deeper than "+strconv.Itoa(memos.MaxAnswerDepth)+" levels ("+strconv.Itoa(len(resp.Body))+" bytes)",
 			&memos.Error{Status: resp.Status, Msg: tooDeep})
 	}
-	return successResult(obj, escapes), nil
+	return obj, escapes, nil
 }
 
 // request builds the Memos request of a generated tool from its checked
@@ -229,20 +236,20 @@ func (t *tool) request(a arguments) (memos.Request, error) {
 	}
 	if p.hasMask {
 		given, _ := a.values[maskParam].(string)
-		mask, send, err := updateMask(given, rawjson.Parse(a.bodyRaw), p.fields, p.messages)
+		mask, err := updateMask(given, rawjson.Parse(a.bodyRaw), p.fields)
 		if err != nil {
 			return memos.Request{}, err
 		}
-		delete(a.values, maskParam)
-		if send {
-			a.values[maskParam] = mask
-		}
+		a.values[maskParam] = mask
 	}
 	query, err := buildQuery(t.def, a.values)
 	if err != nil {
 		return memos.Request{}, err
 	}
 	r := memos.Request{Method: t.def.Method, Path: path + query}
+	if loneSurrogate(a.bodyRaw) {
+		return r, errors.New("body holds a lone surrogate (a \\ud800–\\udfff escape without its other half), which is not text: Memos refuses it; send the character whole, or leave it out")
+	}
 	if t.def.HasBody {
 		r.Body = []byte(a.bodyRaw)
 		if len(r.Body) == 0 {

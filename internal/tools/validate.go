@@ -128,3 +128,46 @@ func jsonKind(r rawjson.Value) string {
 // displayPath names a member path without the values at hand (array
 // indices then read as members).
 func displayPath(path []string) string { return strings.Join(path, ".") }
+
+// loneSurrogate reports whether JSON text holds a \u escape of half a
+// UTF-16 surrogate pair without its other half: valid JSON, but no text,
+// and Memos refuses the request with a parse error that names neither.
+func loneSurrogate(raw string) bool {
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		i++ // the escaped character; in valid JSON one follows
+		if i >= len(raw) || raw[i] != 'u' {
+			continue
+		}
+		switch r := hex4(raw, i+1); {
+		case r >= 0xDC00 && r <= 0xDFFF:
+			return true
+		case r >= 0xD800 && r <= 0xDBFF:
+			if i+6 >= len(raw) || raw[i+5] != '\\' || raw[i+6] != 'u' {
+				return true
+			}
+			if low := hex4(raw, i+7); low < 0xDC00 || low > 0xDFFF {
+				return true
+			}
+			i += 10
+		default:
+			i += 4
+		}
+	}
+	return false
+}
+
+// hex4 reads the four hex digits of a \u escape at raw[i:]; -1 when there
+// are none.
+func hex4(raw string, i int) int {
+	if i+4 > len(raw) {
+		return -1
+	}
+	n, err := strconv.ParseUint(raw[i:i+4], 16, 16)
+	if err != nil {
+		return -1
+	}
+	return int(n)
+}

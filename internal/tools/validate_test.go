@@ -233,3 +233,21 @@ func TestEverySchemaCompiles(t *testing.T) {
 		})
 	}
 }
+
+func TestLoneSurrogate(t *testing.T) {
+	for raw, want := range map[string]bool{
+		`{"content":"plain"}`:                     false,
+		`{"content":"\ud83d\ude00 a pair"}`:       false,
+		`{"content":"\u00e9\u4e2d"}`:              false,
+		`{"content":"a\\ud800 is not an escape"}`: false,
+		`{"content":"\ud800"}`:                    true,
+		`{"content":"\ude00 a low half alone"}`:   true,
+		`{"content":"\ud83dx"}`:                   true,
+		`{"content":"\ud83d\u0041"}`:              true,
+		`{"a":"\ud83d\ude00","b":"\udfff"}`:       true,
+	} {
+		if got := loneSurrogate(raw); got != want {
+			t.Errorf("loneSurrogate(%s) = %v, want %v", raw, got, want)
+		}
+	}
+}

@@ -35,11 +35,11 @@ import process from 'node:process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
-const EXPECTED_TOOL_COUNT = 25;
+const EXPECTED_TOOL_COUNT = 26;
 
 // The hand-written tools (package finder), which the finder scenario calls;
 // the tools scenario calls every other one.
-const FINDER_TOOLS = ['attachment_read', 'fetch', 'memo_search', 'search', 'tag_list'];
+const FINDER_TOOLS = ['attachment_read', 'fetch', 'memo_edit', 'memo_search', 'search', 'tag_list'];
 
 // A tag of this run's own, so the filter and pagination checks see only the
 // memos this run created, whatever else the instance holds.
@@ -177,7 +177,8 @@ const scenarios = {
 
     // update with updateMask
     const edited = `first memo, edited #${RUN_TAG}`;
-    let m = await c.ok('memo_update_memo', { memo: a, updateMask: 'content', body: { content: edited } });
+    const { contentHash } = await c.ok('memo_get_memo', { memo: a });
+    let m = await c.ok('memo_update_memo', { memo: a, updateMask: 'content', contentHash, body: { content: edited } });
     assert.equal(m.content, edited, 'content after the update with updateMask');
     // update without updateMask
     m = await c.ok('memo_update_memo', { memo: a, body: { pinned: true, visibility: 'PROTECTED' } });
@@ -258,8 +259,8 @@ const scenarios = {
 
   // The hand-written tools, each result validated by the SDK against the
   // tool's outputSchema: memo_search with its resource links, tag_list,
-  // ChatGPT's search and fetch in OpenAI's shapes, and an image attachment
-  // read back as MCP image content.
+  // ChatGPT's search and fetch in OpenAI's shapes, an image attachment read
+  // back as MCP image content, and memo_edit adding a task and checking it.
   finder: async (ctx) => {
     await listed(ctx);
     const call = async (name, args) => {
@@ -300,6 +301,12 @@ const scenarios = {
     assert.match(img.mimeType, /^image\//, 'with an image MIME type');
     assert.ok(Buffer.from(img.data, 'base64').length > 0, 'with base64 data');
     console.log(`  image content: ${img.mimeType}, ${Buffer.from(img.data, 'base64').length} bytes`);
+
+    res = await call('memo_edit', { memo, append: '- [ ] check the pressure' });
+    assert.equal(res.structuredContent.previousContent, `The boiler needs 1.5 bar #${RUN_TAG}/home`, 'memo_edit returns the previous content');
+    res = await call('memo_edit', { memo, check: 'the pressure', contentHash: res.structuredContent.contentHash });
+    assert.equal(res.structuredContent.new, '- [x] check the pressure', 'memo_edit checks the task');
+    assert.equal((await c.ok('memo_get_memo', { memo })).content, `The boiler needs 1.5 bar #${RUN_TAG}/home\n- [x] check the pressure`, 'memo_edit wrote both changes');
     await c.ok('memo_delete_memo', { memo });
   },
 

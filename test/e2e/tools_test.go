@@ -201,9 +201,10 @@ func TestToolsMemos(t *testing.T) {
 	}
 
 	t.Run("update with updateMask", func(t *testing.T) {
-		m := c.ok("memo_update_memo", map[string]any{"memo": a, "updateMask": "content", "body": map[string]any{"content": "first memo, edited #e2etools"}})
-		if str(m, "content") != "first memo, edited #e2etools" {
-			t.Errorf("content %q", str(m, "content"))
+		hash := str(c.ok("memo_get_memo", map[string]any{"memo": a}), "contentHash")
+		m := c.ok("memo_update_memo", map[string]any{"memo": a, "updateMask": "content", "contentHash": hash, "body": map[string]any{"content": "first memo, edited #e2etools"}})
+		if str(m, "content") != "first memo, edited #e2etools" || str(m, "replaced.content") != "first memo of the tool tests #e2etools" {
+			t.Errorf("content %q, replaced %v", str(m, "content"), get(m, "replaced"))
 		}
 	})
 	t.Run("update without updateMask", func(t *testing.T) {
@@ -336,7 +337,7 @@ func TestToolsErrors(t *testing.T) {
 
 	t.Run("no token", func(t *testing.T) {
 		anon := anonymousTools(t, worker.URL)
-		if msg := anon.fails("memo_create_memo", map[string]any{"body": map[string]any{"content": "anonymous"}}); msg != "401 Unauthorized: authentication required" {
+		if msg := anon.fails("memo_create_memo", map[string]any{"body": map[string]any{"content": "anonymous"}}); msg != "401 Unauthorized: authentication required; nothing was created" {
 			t.Errorf("got %q", msg)
 		}
 		if msg := anon.fails("auth_get_current_user", nil); msg != "401 Unauthorized: authentication required" {

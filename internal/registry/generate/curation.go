@@ -26,13 +26,24 @@ type override struct {
 	Aliases []string `json:"aliases"`
 	// BodyRequired replaces the body's required list when set; [] clears it.
 	BodyRequired *[]string `json:"bodyRequired"`
-	// BodyOmit names body properties bound from the path instead.
+	// BodyOmit names body properties the tool does not take: bound from
+	// the path instead, or changed through another tool.
 	BodyOmit          []string `json:"bodyOmit"`
 	BodyMinProperties int      `json:"bodyMinProperties"`
 	Destructive       *bool    `json:"destructive"`
 	Idempotent        *bool    `json:"idempotent"`
 	// Notes are appended to the operation's description.
 	Notes notes `json:"notes"`
+	// Arguments are the gateway's own arguments of the tool, beside the
+	// operation's (JSON Schemas by name): the gateway reads them and never
+	// sends them to Memos.
+	Arguments map[string]any `json:"arguments"`
+	// Results are the members the gateway adds to the operation's answer
+	// (JSON Schemas by name), which the output schema lists.
+	Results map[string]any `json:"results"`
+	// DefRequired replaces the required list of schemas of the tool's
+	// input $defs, by name: for a tool that fills in the rest itself.
+	DefRequired map[string][]string `json:"defRequired"`
 }
 
 // note is a usage note. With When set, it is kept only when the tool's
@@ -82,7 +93,8 @@ func loadCuration(path string) (*curation, error) {
 
 // overrides reports whether o tailors its operation beyond selecting it.
 func (o override) overrides() bool {
-	return o.BodyRequired != nil || o.BodyOmit != nil || o.BodyMinProperties > 0 || o.Destructive != nil || o.Idempotent != nil || len(o.Notes) > 0
+	return o.BodyRequired != nil || o.BodyOmit != nil || o.BodyMinProperties > 0 || o.Destructive != nil || o.Idempotent != nil || len(o.Notes) > 0 ||
+		len(o.Arguments) > 0 || len(o.Results) > 0 || len(o.DefRequired) > 0
 }
 
 // names are every id the operation is known by, its own first.

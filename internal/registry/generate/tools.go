@@ -168,11 +168,24 @@ func buildTool(id string, o operation, ov override, cur *curation, components ma
 	} else if ov.BodyRequired != nil || ov.BodyOmit != nil || ov.BodyMinProperties > 0 {
 		return t, fmt.Errorf("curation overrides the body of an operation without one")
 	}
+	for name, s := range ov.Arguments {
+		if _, ok := props[name]; ok {
+			return t, fmt.Errorf("curation adds argument %q, which the operation has", name)
+		}
+		props[name] = s
+	}
 	t.Input = map[string]any{"type": "object", "properties": props, "additionalProperties": false}
 	if len(required) > 0 {
 		t.Input["required"] = required
 	}
 	in.withDefs(t.Input)
+	for name, required := range ov.DefRequired {
+		def, ok := in.defs[name].(map[string]any)
+		if !ok {
+			return t, fmt.Errorf("curation sets the required list of $defs %q, which the input does not have", name)
+		}
+		def["required"] = required
+	}
 	// Notes may depend on the arguments this release's document has.
 	if notes := ov.Notes.text(t.Input); notes != "" {
 		t.Description = strings.TrimSpace(t.Description + "\n\n" + notes)
@@ -181,6 +194,19 @@ func buildTool(id string, o operation, ov override, cur *curation, components ma
 	out, err := outputSchema(o, components)
 	if err != nil {
 		return t, err
+	}
+	if len(ov.Results) > 0 {
+		results, _ := out["properties"].(map[string]any)
+		if results == nil {
+			results = map[string]any{}
+			out["properties"] = results
+		}
+		for name, s := range ov.Results {
+			if _, ok := results[name]; ok {
+				return t, fmt.Errorf("curation adds result member %q, which the operation's answer has", name)
+			}
+			results[name] = s
+		}
 	}
 	t.Output = out
 	return t, nil

@@ -1,0 +1,325 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/test/harness"
+)
+
+// The tests here hold the gateway to writing safely (docs/tools.md, "Writing
+// safely") against the real Memos: a fault proxy in front of it loses the
+// answers of writes that Memos applied, and the person edits memos over
+// Memos' own API between an agent's read and its write.
+
+// writesGateway is a gateway that reaches Memos through a fault proxy.
+func writesGateway(t *testing.T) (*faultProxy, *tools) {
+	t.Helper()
+	proxy := startFaultProxy(t)
+	gw := startGateway(t, harness.WorkerOptions{Vars: map[string]string{"MEMOS_URL": proxy.URL(), "UPSTREAM_TIMEOUT_MS": faultTimeoutMs}})
+	return proxy, toolsAt(t, gw.URL, memos.Token)
+}
+
+// loseAnswer is a fault for the requests of one method: Memos gets each
+// and applies it, and the gateway gets lose instead of Memos' answer. Other
+// requests (the guards' reads) pass through. hits counts the lost answers.
+func loseAnswer(p *faultProxy, method string, lose http.HandlerFunc, hits *atomic.Int32) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != method {
+			p.pass.ServeHTTP(w, r)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		applied := httptest.NewRecorder()
+		p.pass.ServeHTTP(applied, r)
+		hits.Add(1)
+		lose(w, r)
+	}
+}
+
+// The ways an answer is lost after Memos applied the write.
+var lostAnswers = []struct {
+	name string
+	lose http.HandlerFunc
+}{
+	{"connection reset", hangUp},
+	{"a proxy's 502", answer(502, "text/html", nginx502)},
+	{"an empty 200", answer(200, "application/json", "")},
+	{"a body cut short", answer(200, "application/json", `{"name":"memos/`)},
+}
+
+// memosWith lists the caller's memos whose content holds text, over
+// Memos' own API.
+func memosWith(t *testing.T, text string) []any {
+	t.Helper()
+	list := rest(t, "GET", "/api/v1/memos?pageSize=100&filter="+url.QueryEscape(`content.contains("`+text+`")`), nil)
+	items, _ := list["memos"].([]any)
+	return items
+}
+
+// A create whose answer is lost after Memos stored it answers with the memo
+// Memos stored, and exactly one exists; a retry with the same memoId
+// answers with it too (Memos' 409), and makes no second one.
+func TestWriteCreateOnceAfterLostAnswer(t *testing.T) {
+	proxy, c := writesGateway(t)
+	for _, tc := range lostAnswers {
+		t.Run(tc.name, func(t *testing.T) {
+			var hits atomic.Int32
+			proxy.set(loseAnswer(proxy, "POST", tc.lose, &hits))
+			content := "created once through " + tc.name + " #e2ewrites"
+			m := c.ok("memo_create_memo", map[string]any{"body": map[string]any{"content": content}})
+			proxy.set(nil)
+			if hits.Load() != 1 || str(m, "content") != content || !strings.Contains(str(m, "note"), "answer was lost") {
+				t.Errorf("%d lost answers; result %v", hits.Load(), m)
+			}
+			if n := len(memosWith(t, content)); n != 1 {
+				t.Errorf("%d memos made, want 1", n)
+			}
+			id := strings.TrimPrefix(str(m, "name"), "memos/")
+			again := c.ok("memo_create_memo", map[string]any{"memoId": id, "body": map[string]any{"content": content}})
+			if str(again, "name") != str(m, "name") || !strings.Contains(str(again, "note"), "existed already") {
+				t.Errorf("retry: %v", again)
+			}
+			if n := len(memosWith(t, content)); n != 1 {
+				t.Errorf("%d memos after the retry, want 1", n)
+			}
+		})
+	}
+}
+
+// A create Memos never got (the connection refused) says that nothing was
+// made and how to retry safely.
+func TestWriteCreateNotMade(t *testing.T) {
+	proxy, c := writesGateway(t)
+	proxy.set(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == "POST" {
+			hangUp(w, r) // before Memos sees it
+			return
+		}
+		proxy.pass.ServeHTTP(w, r)
+	})
+	defer proxy.set(nil)
+	content := "never made #e2ewrites"
+	msg := c.fails("memo_create_memo", map[string]any{"body": map[string]any{"content": content}})
+	if !strings.Contains(msg, "nothing was created: trying again is safe") || !strings.Contains(msg, "a retry with memoId") {
+		t.Errorf("message %q", msg)
+	}
+	if n := len(memosWith(t, content)); n != 0 {
+		t.Errorf("%d memos made, want 0", n)
+	}
+}
+
+// A write whose answer is lost is settled by reading back: an update and a
+// delete report what Memos did.
+func TestWriteUpdateAndDeleteAfterLostAnswer(t *testing.T) {
+	proxy, c := writesGateway(t)
+	for _, tc := range lostAnswers {
+		t.Run(tc.name, func(t *testing.T) {
+			name := str(c.ok("memo_create_memo", map[string]any{"body": map[string]any{"content": "to update and delete #e2ewrites", "visibility": "PRIVATE"}}), "name")
+			var hits atomic.Int32
+			proxy.set(loseAnswer(proxy, "PATCH", tc.lose, &hits))
+			m := c.ok("memo_update_memo", map[string]any{"memo": name, "body": map[string]any{"visibility": "PROTECTED"}})
+			if hits.Load() != 1 || str(m, "visibility") != "PROTECTED" || str(m, "replaced.visibility") != "PRIVATE" {
+				t.Errorf("update: %d lost answers, result %v", hits.Load(), m)
+			}
+			proxy.set(loseAnswer(proxy, "DELETE", tc.lose, &hits))
+			d := c.ok("memo_delete_memo", map[string]any{"memo": name})
+			proxy.set(nil)
+			// The runtime itself may resend a DELETE whose connection was
+			// reset, so Memos may see it twice.
+			if hits.Load() < 2 || str(d, "deleted.content") != "to update and delete #e2ewrites" {
+				t.Errorf("delete: %d lost answers, result %v", hits.Load(), d)
+			}
+			// A retry of the delete finds nothing, and says it is done.
+			if again := c.ok("memo_delete_memo", map[string]any{"memo": name}); get(again, "ok") != true || !strings.Contains(str(again, "note"), "deleted already") {
+				t.Errorf("retried delete: %v", again)
+			}
+		})
+	}
+}
+
+// The lost update: the agent reads a memo, the person adds a line in the
+// web app, the agent writes its version back. The write is refused as a
+// conflict that holds the person's line; written from the current text, it
+// keeps both. A content change without contentHash is refused too.
+func TestWriteLostUpdateRefused(t *testing.T) {
+	c := newTools(t, memos.Token)
+	name := str(c.ok("memo_create_memo", map[string]any{"body": map[string]any{"content": "shopping #e2ewrites\n- milk"}}), "name")
+	read := c.ok("memo_get_memo", map[string]any{"memo": name})
+	rest(t, "PATCH", "/api/v1/"+name+"?updateMask=content", map[string]any{"content": "shopping #e2ewrites\n- milk\n- eggs (the person's)"})
+	msg := c.fails("memo_update_memo", map[string]any{"memo": name, "contentHash": str(read, "contentHash"),
+		"body": map[string]any{"content": "shopping #e2ewrites\n- milk\n- bread (the agent's)"}})
+	if !strings.HasPrefix(msg, "conflict: "+name+" changed since you read it") || !strings.Contains(msg, "eggs (the person's)") {
+		t.Errorf("conflict message %q", msg)
+	}
+	if got := rest(t, "GET", "/api/v1/"+name, nil)["content"]; !strings.Contains(got.(string), "eggs") || strings.Contains(got.(string), "bread") {
+		t.Errorf("after the refused write: %q", got)
+	}
+	if msg := c.fails("memo_update_memo", map[string]any{"memo": name, "body": map[string]any{"content": "blind"}}); !strings.Contains(msg, "pass the contentHash") {
+		t.Errorf("without contentHash: %q", msg)
+	}
+	now := c.ok("memo_get_memo", map[string]any{"memo": name})
+	m := c.ok("memo_update_memo", map[string]any{"memo": name, "contentHash": str(now, "contentHash"),
+		"body": map[string]any{"content": str(now, "content") + "\n- bread (the agent's)"}})
+	if !strings.Contains(str(m, "content"), "eggs") || !strings.Contains(str(m, "content"), "bread") || str(m, "replaced.content") != str(now, "content") {
+		t.Errorf("update from the current text: %v", m)
+	}
+}
+
+// Masks cannot blank: a field named without a value is refused, and the
+// memo is left as it was; a content change Memos refuses writes nothing of
+// the other fields.
+func TestWriteMasksCannotBlank(t *testing.T) {
+	c := newTools(t, memos.Token)
+	name := str(c.ok("memo_create_memo", map[string]any{"body": map[string]any{"content": "a public note #e2ewrites", "visibility": "PUBLIC"}}), "name")
+	hash := str(c.ok("memo_get_memo", map[string]any{"memo": name}), "contentHash")
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+		want string
+	}{
+		{"content named, visibility given", map[string]any{"updateMask": "content,visibility", "body": map[string]any{"visibility": "PRIVATE"}}, `updateMask names "content", which body does not give`},
+		{"state and visibility named, pinned given", map[string]any{"updateMask": "visibility,state", "body": map[string]any{"pinned": true}}, `updateMask names "visibility", which body does not give`},
+		{"a body field the mask leaves out", map[string]any{"updateMask": "pinned", "contentHash": hash, "body": map[string]any{"pinned": true, "content": "x"}}, `body gives "content", which updateMask leaves out`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.args["memo"] = name
+			if msg := c.fails("memo_update_memo", tc.args); !strings.HasPrefix(msg, tc.want) {
+				t.Errorf("message %q, want %q…", msg, tc.want)
+			}
+		})
+	}
+	// Over Memos' content limit (8 KiB by default): refused, and the
+	// visibility change beside it is not made either (content goes first).
+	msg := c.fails("memo_update_memo", map[string]any{"memo": name, "contentHash": hash, "body": map[string]any{"visibility": "PRIVATE", "content": strings.Repeat("long ", 3000)}})
+	m := rest(t, "GET", "/api/v1/"+name, nil)
+	if m["content"] != "a public note #e2ewrites" || m["visibility"] != "PUBLIC" || m["state"] != "NORMAL" {
+		t.Errorf("after the refused updates (%q): %v %v %v", msg, m["content"], m["visibility"], m["state"])
+	}
+}
+
+// A delete says what it takes and leaves what it took in its result; a memo
+// is archived instead by an update of its state.
+func TestWriteDeleteSaysWhatItTakes(t *testing.T) {
+	c := newTools(t, memos.Token)
+	name := str(c.ok("memo_create_memo", map[string]any{"body": map[string]any{"content": "with comments #e2ewrites", "visibility": "PROTECTED"}}), "name")
+	for _, text := range []string{"first", "second"} {
+		c.ok("memo_create_memo_comment", map[string]any{"memo": name, "body": map[string]any{"content": text}})
+	}
+	d := c.ok("memo_delete_memo", map[string]any{"memo": name})
+	if str(d, "deleted.content") != "with comments #e2ewrites" || str(d, "deleted.visibility") != "PROTECTED" || str(d, "deleted.comments") != "2" ||
+		!strings.Contains(str(d, "note"), "create it again") {
+		t.Errorf("delete result %v", d)
+	}
+	archived := str(c.ok("memo_create_memo", map[string]any{"body": map[string]any{"content": "put away #e2ewrites"}}), "name")
+	if m := c.ok("memo_update_memo", map[string]any{"memo": archived, "body": map[string]any{"state": "ARCHIVED"}}); str(m, "state") != "ARCHIVED" || str(m, "content") != "put away #e2ewrites" {
+		t.Errorf("archive: %v", m)
+	}
+}
+
+// A memo or comment is made whole or not at all: file bytes and a relation
+// to a memo that does not exist are refused before anything is written,
+// and a comment Memos failed half-way leaves no memo of its own.
+func TestWriteNothingHalfMade(t *testing.T) {
+	proxy, c := writesGateway(t)
+	for _, tc := range []struct {
+		name string
+		body map[string]any
+		want string
+	}{
+		{"inline file bytes", map[string]any{"content": "with a file #e2ewrites-half", "attachments": []any{map[string]any{"filename": "a.txt", "type": "text/plain", "content": "aGVsbG8="}}},
+			"carries the file's bytes"},
+		{"a relation to nothing", map[string]any{"content": "related #e2ewrites-half", "relations": []any{map[string]any{"memo": map[string]any{"name": "memos/new"}, "relatedMemo": map[string]any{"name": "memos/doesnotexist"}, "type": "REFERENCE"}}},
+			"memos/doesnotexist, which does not exist"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if msg := c.fails("memo_create_memo", map[string]any{"body": tc.body}); !strings.Contains(msg, tc.want) || !strings.Contains(msg, "nothing was created") {
+				t.Errorf("message %q", msg)
+			}
+		})
+	}
+	if n := len(memosWith(t, "#e2ewrites-half")); n != 0 {
+		t.Errorf("%d memos made, want 0", n)
+	}
+	// Memos failing a comment half-way (as v0.30 does when the comment's
+	// attachment fails): the comment made as a memo of its own, PUBLIC,
+	// and a 500. The proxy plays it with the comment's own id.
+	parent := str(c.ok("memo_create_memo", map[string]any{"body": map[string]any{"content": "commented on #e2ewrites"}}), "name")
+	proxy.set(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != "POST" || !strings.HasSuffix(r.URL.Path, "/comments") {
+			proxy.pass.ServeHTTP(w, r)
+			return
+		}
+		stray, _ := http.NewRequest("POST", memos.URL+"/api/v1/memos?memoId="+r.URL.Query().Get("commentId"), strings.NewReader(`{"content":"half a comment #e2ewrites-stray","visibility":"PUBLIC"}`))
+		stray.Header.Set("Content-Type", "application/json")
+		if resp, err := bearer(memos.Token).Do(stray); err == nil {
+			resp.Body.Close()
+		}
+		answer(500, "application/json", `{"code":13,"message":"failed to create memo"}`)(w, r)
+	})
+	msg := c.fails("memo_create_memo_comment", map[string]any{"memo": parent, "body": map[string]any{"content": "a comment"}})
+	proxy.set(nil)
+	if !strings.Contains(msg, "which was deleted: nothing is left") {
+		t.Errorf("comment message %q", msg)
+	}
+	if n := len(memosWith(t, "#e2ewrites-stray")); n != 0 {
+		t.Errorf("%d stray memos left, want 0", n)
+	}
+}
+
+// memo_set_memo_attachments deletes no attachment untold: the memo's others
+// are kept unless removeOthers, and an attachment of another memo is
+// refused, not taken from it.
+func TestWriteAttachmentsKept(t *testing.T) {
+	c := newTools(t, memos.Token)
+	upload := func(filename string) map[string]any {
+		return c.ok("attachment_create_attachment", map[string]any{"body": map[string]any{"filename": filename, "type": "text/plain", "content": "aGVsbG8="}})
+	}
+	name := str(c.ok("memo_create_memo", map[string]any{"body": map[string]any{"content": "two files #e2ewrites"}}), "name")
+	a, b := upload("a.txt"), upload("b.txt")
+	link := func(at map[string]any) map[string]any { return map[string]any{"name": str(at, "name")} } // by name alone
+	c.ok("memo_set_memo_attachments", map[string]any{"memo": name, "body": map[string]any{"attachments": []any{link(a)}}})
+	set := c.ok("memo_set_memo_attachments", map[string]any{"memo": name, "body": map[string]any{"attachments": []any{link(b)}}})
+	if count(set, "attachments") != 2 || count(set, "removed") != 0 {
+		t.Errorf("after adding b: %v", set)
+	}
+	other := str(c.ok("memo_create_memo", map[string]any{"body": map[string]any{"content": "another #e2ewrites"}}), "name")
+	if msg := c.fails("memo_set_memo_attachments", map[string]any{"memo": other, "body": map[string]any{"attachments": []any{link(a)}}}); !strings.Contains(msg, "belongs to "+name) {
+		t.Errorf("taking another memo's attachment: %q", msg)
+	}
+	set = c.ok("memo_set_memo_attachments", map[string]any{"memo": name, "removeOthers": true, "body": map[string]any{"attachments": []any{link(b)}}})
+	if count(set, "attachments") != 1 || str(set, "removed.0") != str(a, "name") {
+		t.Errorf("with removeOthers: %v", set)
+	}
+	if m := rest(t, "GET", "/api/v1/"+name, nil); count(m, "attachments") != 1 {
+		t.Errorf("the memo holds %d attachments, want 1", count(m, "attachments"))
+	}
+}
+
+// Half a surrogate pair is refused with an error that names it, before
+// anything is written; a whole pair is stored as sent.
+func TestWriteLoneSurrogate(t *testing.T) {
+	const tag = "#e2ewrites-surrogate"
+	call := func(content string) string {
+		_, body := rpcPost(t, worker.URL, "Bearer "+memos.Token, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"memo_create_memo","arguments":{"body":{"content":"`+content+` `+tag+`"}}}}`)
+		return body
+	}
+	if body := call(`half \ud800 a pair`); !strings.Contains(body, "lone surrogate") || !strings.Contains(body, `"isError":true`) {
+		t.Errorf("lone surrogate: %s", body)
+	}
+	if body := call(`a whole pair \ud83d\ude00`); strings.Contains(body, `"isError":true`) {
+		t.Errorf("a whole pair: %s", body)
+	}
+	if got := memosWith(t, tag); len(got) != 1 || !strings.Contains(got[0].(map[string]any)["content"].(string), "😀") {
+		t.Errorf("memos made: %v", got)
+	}
+}
