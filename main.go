@@ -52,7 +52,7 @@ func main() {
 		ReadOnlyTools: tools.Within(selection.ReadOnly()),
 		// Memos as resources and the prompts are reads: every caller gets
 		// them; a prompt that needs a withheld tool is not listed.
-		Resources: resources.New(instance, cfg.MaxRespBytes),
+		Resources: resources.New(instance, cfg.MaxRespBytes).InZone(cfg.Timezone, bridge.ZoneOffset),
 		Prompts:   prompts.New(instance),
 	}
 	// A caller's Memos token goes upstream (with the Access service token)

@@ -92,10 +92,10 @@ func (f *Finder) fetch(ctx context.Context, args map[string]any, m Memos) ([]byt
 // takes them: times in the zone, and only what is there to say (no
 // pinned when it is not, no visibility when PRIVATE, no empty lists).
 func writeMetadata(o *object, memo rawjson.Value, z zone) {
-	created, updated := memo.Get("createTime").Str, memo.Get("updateTime").Str
-	o.str("created", z.show(created))
-	if updated != "" && !z.sameDay(created, updated) {
-		o.str("updated", z.show(updated))
+	created, updated := z.times(memo.Get("createTime").Str, memo.Get("updateTime").Str)
+	o.str("created", created)
+	if updated != "" {
+		o.str("updated", updated)
 	}
 	o.str("creator", memo.Get("creator").Str)
 	if v := memo.Get("visibility").Str; v != "" && v != "PRIVATE" {

@@ -231,54 +231,6 @@ func (a dateArgs) spans(z zone, now time.Time) ([]Span, error) {
 	return nil, errors.New("when must be one of " + strings.Join(when, ", "))
 }
 
-// show writes a time Memos sent (RFC 3339 in UTC) as the time in the
-// zone, with the zone's offset then: 2026-11-30T00:13:22+01:00. Anything
-// else is written as it came.
-func (z zone) show(s string) string {
-	t, ok := parseStamp(s)
-	if !ok {
-		return s
-	}
-	return t.In(time.FixedZone("", int(z.off(t)/time.Second))).Format(time.RFC3339)
-}
-
-// sameDay reports whether two times Memos sent fall on one day in the
-// zone.
-func (z zone) sameDay(a, b string) bool {
-	ta, okA := parseStamp(a)
-	tb, okB := parseStamp(b)
-	return okA && okB && z.dateOf(ta).Equal(z.dateOf(tb))
-}
-
-// parseStamp reads a time written as Memos writes them, in UTC:
-// 2024-03-10T11:00:00Z, with a fraction of a second or not (by hand, as
-// parseDate).
-func parseStamp(s string) (time.Time, bool) {
-	if len(s) < 20 || s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[len(s)-1] != 'Z' {
-		return time.Time{}, false
-	}
-	d, err := parseDate("", s[:10])
-	if err != nil {
-		return time.Time{}, false
-	}
-	var n [3]int
-	for i, part := range [3]string{s[11:13], s[14:16], s[17:19]} {
-		for _, c := range []byte(part) {
-			if c < '0' || c > '9' {
-				return time.Time{}, false
-			}
-			n[i] = n[i]*10 + int(c-'0')
-		}
-	}
-	if frac := s[19 : len(s)-1]; frac != "" && (frac[0] != '.' || strings.Trim(frac[1:], "0123456789") != "") {
-		return time.Time{}, false
-	}
-	if n[0] > 23 || n[1] > 59 || n[2] > 59 {
-		return time.Time{}, false
-	}
-	return d.Add(time.Duration(n[0])*time.Hour + time.Duration(n[1])*time.Minute + time.Duration(n[2])*time.Second), true
-}
-
 // parseDate reads a calendar day written YYYY-MM-DD, from 1970 on (by
 // hand: time.Parse adds 10 KB of wasm).
 func parseDate(arg, s string) (date, error) {

@@ -192,10 +192,10 @@ type hitShape struct {
 // write writes the members of a hit and reports whether its text was cut.
 func (h *hitShape) write(o *object, memo rawjson.Value) bool {
 	o.str("name", memo.Get("name").Str)
-	created, updated := memo.Get("createTime").Str, memo.Get("updateTime").Str
-	o.str("created", h.z.show(created))
-	if updated != "" && !h.z.sameDay(created, updated) {
-		o.str("updated", h.z.show(updated))
+	created, updated := h.z.times(memo.Get("createTime").Str, memo.Get("updateTime").Str)
+	o.str("created", created)
+	if updated != "" {
+		o.str("updated", updated)
 	}
 	if v := memo.Get("creator").Str; h.creator && v != "" {
 		o.str("creator", v)
