@@ -146,7 +146,7 @@ func (p *picker) add(a span) {
 			return // shown already
 		}
 	}
-	ls := strings.LastIndexByte(p.s[:a.from], '\n') + 1
+	ls := lineStart(p.s, a.from)
 	line := trimSpan(p.s, span{ls, lineEnd(p.s, ls)})
 	if runes(p.s, line) <= min(left, lineWindow) {
 		p.insert(line)
@@ -159,7 +159,7 @@ func (p *picker) add(a span) {
 // before as after, cut at spaces where one is near.
 func (p *picker) window(a span, w int) span {
 	s := p.s
-	ls := strings.LastIndexByte(s[:a.from], '\n') + 1
+	ls := lineStart(s, a.from)
 	line := trimSpan(s, span{ls, lineEnd(s, ls)})
 	n := runes(s, a)
 	if n >= w { // a itself is too long: its start
@@ -201,48 +201,53 @@ func (p *picker) insert(n span) {
 // line become cutMark in the line, lines left out a line of cutMark.
 func (p *picker) render() (string, bool) {
 	s := p.s
-	var b strings.Builder
-	cut := false
-	mark := func(gap string, m string) {
-		if strings.TrimSpace(gap) != "" {
-			b.WriteString(m)
-			cut = true
-		}
-	}
+	w := &marked{}
+	var prev span
 	prevLine := -1
 	for i, sp := range p.spans {
-		ls := strings.LastIndexByte(s[:sp.from], '\n') + 1
+		ls := lineStart(s, sp.from)
 		switch {
 		case i == 0:
-			mark(s[:ls], cutMark+"\n")
+			w.gap(s[:ls], cutMark+"\n")
 		case ls == prevLine:
-			if prev := p.spans[i-1]; strings.TrimSpace(s[prev.to:sp.from]) != "" {
-				b.WriteString(" " + cutMark + " ")
-				cut = true
-			} else {
-				b.WriteByte(' ')
-			}
+			w.b = append(w.b, ' ')
+			w.gap(s[prev.to:sp.from], cutMark+" ")
 		default:
-			prev := p.spans[i-1]
 			pe := lineEnd(s, prev.to)
-			mark(s[prev.to:pe], cutMark)
-			b.WriteByte('\n')
-			mark(s[pe:ls], cutMark+"\n")
+			w.gap(s[prev.to:pe], cutMark)
+			w.b = append(w.b, '\n')
+			w.gap(s[pe:ls], cutMark+"\n")
 		}
 		if ls != prevLine {
-			mark(s[ls:sp.from], cutMark)
+			w.gap(s[ls:sp.from], cutMark)
 		}
-		b.WriteString(s[sp.from:sp.to])
-		prevLine = ls
+		w.b = append(w.b, s[sp.from:sp.to]...)
+		prev, prevLine = sp, ls
 	}
-	if n := len(p.spans); n > 0 {
-		last := p.spans[n-1]
-		le := lineEnd(s, last.to)
-		mark(s[last.to:le], cutMark)
-		mark(s[le:], "\n"+cutMark)
+	if len(p.spans) > 0 {
+		le := lineEnd(s, prev.to)
+		w.gap(s[prev.to:le], cutMark)
+		w.gap(s[le:], "\n"+cutMark)
 	}
-	return b.String(), cut
+	return string(w.b), w.cut
 }
+
+// marked is text being written with marks where text is left out.
+type marked struct {
+	b   []byte
+	cut bool
+}
+
+// gap writes mark when the text left out, gap, has any.
+func (w *marked) gap(gap, mark string) {
+	if strings.TrimSpace(gap) != "" {
+		w.b = append(w.b, mark...)
+		w.cut = true
+	}
+}
+
+// lineStart is the start of the line that holds byte i.
+func lineStart(s string, i int) int { return strings.LastIndexByte(s[:i], '\n') + 1 }
 
 // fold returns s with each rune lower-cased, and for each of its bytes
 // (and its end) where in s that byte's rune starts.
