@@ -174,7 +174,7 @@ func (f *Finder) memoSearch(ctx context.Context, args map[string]any, m Memos) (
 }
 
 // restNote tells how to read what a result cut.
-const restNote = cutMark + " marks text left out (cut): read the whole memo with memo_get_memo or as the resource memo://memos/{id}"
+const restNote = cutMark + " marks text left out; memo_get_memo or memo://memos/{id} reads a memo whole"
 
 // hitShape is how memo_search writes a hit: its times in the zone, the
 // passages of its text that the query matched, and only the fields the
