@@ -67,13 +67,13 @@ func (f *Finder) fetch(ctx context.Context, args map[string]any, m Memos) ([]byt
 	if err != nil {
 		return nil, err
 	}
+	z, err := f.zone("")
+	if err != nil {
+		return nil, err
+	}
 	body, gerr := m.Get(ctx, "/api/v1/memos/{memo}", "/api/v1/memos/"+uri.PathEscape(id))
 	if gerr != nil {
 		return nil, gerr
-	}
-	z, zerr := f.zone("")
-	if zerr != nil {
-		return nil, zerr
 	}
 	memo := rawjson.ParseBytes(body)
 	name := memo.Get("name").Str

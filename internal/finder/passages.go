@@ -85,7 +85,7 @@ func (p *picker) anchors(words []string, tasks bool) (all []span, first int) {
 		}
 	}
 	if tasks {
-		for ls := 0; ls < len(p.s); {
+		for ls := 0; ls < len(p.s) && len(lead) < maxAnchors; {
 			le := lineEnd(p.s, ls)
 			if openTask(p.s[ls:le]) {
 				lead = append(lead, trimSpan(p.s, span{ls, le}))

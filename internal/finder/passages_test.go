@@ -103,3 +103,17 @@ func TestOpenTask(t *testing.T) {
 		}
 	}
 }
+
+// Choosing passages costs allocations by the matches it keeps, not by the
+// memo's size: a memo a thousand times longer, full of matches and tasks,
+// costs about as many.
+func TestPassagesCost(t *testing.T) {
+	memo := func(n int) string { return strings.Repeat("- [ ] boiler task\nboiler boiler line\n\n", n) }
+	allocs := func(content string) float64 {
+		return testing.AllocsPerRun(5, func() { passages(content, []string{"boiler", "line"}, true, hitBudget) })
+	}
+	small, large := allocs(memo(100)), allocs(memo(100_000))
+	if large > small+5 {
+		t.Errorf("%.0f allocations for a memo of %d bytes, %.0f for one of %d", large, len(memo(100_000)), small, len(memo(100)))
+	}
+}
