@@ -34,7 +34,7 @@ func main() {
 	// configuration problem like any other.
 	choice, choiceErr := config.LoadToolChoice(bridge.Getenv)
 	selection, selectErr := registry.Select(choice.ReadOnly, choice.Entries)
-	cfgErr = errors.Join(cfgErr, choiceErr, selectErr)
+	cfgErr = errors.Join(cfgErr, choiceErr, selectErr, finder.CheckZone(cfg.Timezone, bridge.ZoneOffset))
 	if cfgErr != nil {
 		logline.Print("configuration: ", cfgErr.Error())
 	}
@@ -42,7 +42,7 @@ func main() {
 		cfg.AllowedHosts = bridge.DefaultHosts()
 	}
 	instance := memos.New(memosOptions(cfg), bridge.Fetcher{Binding: cfg.MemosService, MaxBytes: cfg.MaxRespBytes})
-	tools := tools.New(instance, finder.Finder{Offsets: bridge.ZoneOffset})
+	tools := tools.New(instance, finder.Finder{Offsets: bridge.ZoneOffset, Zone: cfg.Timezone})
 	// The deployment's selection for every caller; a read-only grant gets
 	// its read-only part (the stricter of the two wins).
 	served := selection.Full()
@@ -52,7 +52,7 @@ func main() {
 		ReadOnlyTools: tools.Within(selection.ReadOnly()),
 		// Memos as resources and the prompts are reads: every caller gets
 		// them; a prompt that needs a withheld tool is not listed.
-		Resources: resources.New(instance, cfg.MaxRespBytes),
+		Resources: resources.New(instance, cfg.MaxRespBytes).InZone(cfg.Timezone, bridge.ZoneOffset),
 		Prompts:   prompts.New(instance),
 	}
 	// A caller's Memos token goes upstream (with the Access service token)

@@ -21,6 +21,10 @@ type Config struct {
 	MaxBodyBytes   int      // request body cap
 	MaxRespBytes   int      // upstream response body cap
 	Timeout        time.Duration
+	// Timezone is the IANA time zone of the days and times the finding
+	// tools show when a call names none; "" is UTC. Whether the runtime
+	// knows it is checked where the zones are (main).
+	Timezone string
 	// Cloudflare Access service token sent with every upstream request, for
 	// an instance behind Access (Worker secrets). Both set or both empty.
 	AccessClientID     string
@@ -51,6 +55,7 @@ func Load(getenv func(string) string, hasBinding func(string) bool) (Config, err
 		AccessClientSecret:  strings.TrimSpace(getenv("CF_ACCESS_CLIENT_SECRET")),
 		OAuthSecret:         strings.TrimSpace(getenv("OAUTH_SECRET")),
 		OAuthSecretPrevious: strings.TrimSpace(getenv("OAUTH_SECRET_PREVIOUS")),
+		Timezone:            strings.TrimSpace(getenv("TIMEZONE")),
 	}
 	var errs []error
 	var err error

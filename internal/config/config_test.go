@@ -71,9 +71,13 @@ func TestLoadDefaultsAndLists(t *testing.T) {
 		"MEMOS_URL":       "https://m.example.com",
 		"ALLOWED_ORIGINS": " https://a.example.com, ,https://b.example.com ",
 		"MAX_BODY_BYTES":  "2048",
+		"TIMEZONE":        " Europe/Berlin ",
 	}), noBindings)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if c.Timezone != "Europe/Berlin" {
+		t.Errorf("Timezone = %q", c.Timezone)
 	}
 	if got := strings.Join(c.AllowedOrigins, "|"); got != "https://a.example.com|https://b.example.com" {
 		t.Errorf("AllowedOrigins = %q", got)

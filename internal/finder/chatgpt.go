@@ -67,6 +67,10 @@ func (f *Finder) fetch(ctx context.Context, args map[string]any, m Memos) ([]byt
 	if err != nil {
 		return nil, err
 	}
+	z, err := f.zone("")
+	if err != nil {
+		return nil, err
+	}
 	body, gerr := m.Get(ctx, "/api/v1/memos/{memo}", "/api/v1/memos/"+uri.PathEscape(id))
 	if gerr != nil {
 		return nil, gerr
@@ -79,20 +83,38 @@ func (f *Finder) fetch(ctx context.Context, args map[string]any, m Memos) ([]byt
 	o.str("text", memo.Get("content").Str)
 	o.str("url", memoURL(m.WebURL(), name))
 	o.open("metadata", '{')
-	o.str("name", name)
-	for _, k := range []string{"creator", "createTime", "updateTime", "visibility"} {
-		o.str(k, memo.Get(k).Str)
+	writeMetadata(o, memo, z)
+	o.close('}')
+	return structured(o.done(), nil), nil
+}
+
+// writeMetadata writes fetch's metadata of a memo, all strings as ChatGPT
+// takes them: times in the zone, and only what is there to say (no
+// pinned when it is not, no visibility when PRIVATE, no empty lists).
+func writeMetadata(o *object, memo rawjson.Value, z zone) {
+	created, updated := z.times(memo.Get("createTime").Str, memo.Get("updateTime").Str)
+	o.str("created", created)
+	if updated != "" {
+		o.str("updated", updated)
 	}
-	o.str("pinned", boolText(memo.Get("pinned").Bool()))
-	o.str("tags", strings.Join(stringsOf(memo.Get("tags")), ", "))
+	o.str("creator", memo.Get("creator").Str)
+	if v := memo.Get("visibility").Str; v != "" && v != "PRIVATE" {
+		o.str("visibility", v)
+	}
+	if memo.Get("pinned").Bool() {
+		o.str("pinned", "true")
+	}
+	if tags := stringsOf(memo.Get("tags")); len(tags) > 0 {
+		o.str("tags", strings.Join(tags, ", "))
+	}
 	var files []string
 	memo.Get("attachments").ForEach(func(_, a rawjson.Value) bool {
 		files = append(files, a.Get("name").Str+" ("+a.Get("filename").Str+", "+a.Get("type").Str+")")
 		return true
 	})
-	o.str("attachments", strings.Join(files, "; "))
-	o.close('}')
-	return structured(o.done(), nil), nil
+	if len(files) > 0 {
+		o.str("attachments", strings.Join(files, "; "))
+	}
 }
 
 // title names a memo: its Title, that of its snippet, or its name.
@@ -129,13 +151,6 @@ func idOf(s, prefix string) (string, error) {
 		return "", fail("id must be a " + strings.TrimSuffix(prefix, "s/") + "'s id, such as " + prefix + "AbC123 or just AbC123")
 	}
 	return s, nil
-}
-
-func boolText(b bool) string {
-	if b {
-		return "true"
-	}
-	return "false"
 }
 
 func stringsOf(v rawjson.Value) []string {

@@ -76,6 +76,15 @@ func zoneName(s string) bool {
 	return true
 }
 
+// CheckZone checks the deployment's default time zone (TIMEZONE): "" or
+// a zone offset knows.
+func CheckZone(name string, offset OffsetFunc) error {
+	if _, err := loadZone(name, offset); err != nil {
+		return errors.New("TIMEZONE is not a known IANA time zone name: set it to one such as Europe/Berlin, or leave it unset for UTC")
+	}
+	return nil
+}
+
 func (z zone) off(t time.Time) time.Duration {
 	s, _ := z.offset(z.name, t)
 	return time.Duration(s) * time.Second

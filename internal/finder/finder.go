@@ -49,6 +49,9 @@ type Finder struct {
 	Offsets OffsetFunc
 	// Now is the present; nil is time.Now.
 	Now func() time.Time
+	// Zone is the IANA time zone of days and times when a call names
+	// none (TIMEZONE); "" is UTC.
+	Zone string
 }
 
 func (f *Finder) now() time.Time {
@@ -63,6 +66,14 @@ func (f *Finder) offsets() OffsetFunc {
 		return f.Offsets
 	}
 	return func(string, time.Time) (int, bool) { return 0, false }
+}
+
+// zone is the time zone called name, or the deployment's when name is "".
+func (f *Finder) zone(name string) (zone, error) {
+	if name == "" {
+		name = f.Zone
+	}
+	return loadZone(name, f.offsets())
 }
 
 // memosRequests is the most Memos requests one call of these tools makes:

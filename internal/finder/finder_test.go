@@ -88,9 +88,8 @@ func TestTools(t *testing.T) {
 		fails      string
 	}{
 		{name: "memo_search", tool: "memo_search", args: map[string]any{"text": `boiler ")`, "tags": []any{"#home"}, "on": "2024-03-10", "timezone": "Pacific/Auckland", "pageSize": rawjson.Numeral("5")},
-			want: `{"content":[{"type":"text","text":"{\"memos\":[{\"name\":\"memos/abc\",\"snippet\":\"Boiler serviced at 1.5 bar\",\"tags\":[\"home\"],\"creator\":\"users/ann\",\"createTime\":\"2024-03-10T11:00:00Z\",\"updateTime\":\"2024-03-10T11:00:00Z\",\"visibility\":\"PRIVATE\",\"pinned\":true,\"url\":\"https://memos.example/memos/abc\"}],\"nextPageToken\":\"NEXT\"}"},` +
-				`{"type":"resource_link","uri":"memo://memos/abc","name":"memos/abc","mimeType":"text/markdown"}],` +
-				`"structuredContent":{"memos":[{"name":"memos/abc","snippet":"Boiler serviced at 1.5 bar","tags":["home"],"creator":"users/ann","createTime":"2024-03-10T11:00:00Z","updateTime":"2024-03-10T11:00:00Z","visibility":"PRIVATE","pinned":true,"url":"https://memos.example/memos/abc"}],"nextPageToken":"NEXT"}}`,
+			want: `{"content":[{"type":"text","text":"{\"memos\":[{\"name\":\"memos/abc\",\"created\":\"2024-03-11T00:00:00+13:00\",\"pinned\":true,\"tags\":[\"home\"],\"text\":\"# Boiler\\nserviced at 1.5 bar #home\"}],\"nextPageToken\":\"NEXT\",\"timezone\":\"Pacific/Auckland\",\"url\":\"https://memos.example/memos/{id}\"}"}],` +
+				`"structuredContent":{"memos":[{"name":"memos/abc","created":"2024-03-11T00:00:00+13:00","pinned":true,"tags":["home"],"text":"# Boiler\nserviced at 1.5 bar #home"}],"nextPageToken":"NEXT","timezone":"Pacific/Auckland","url":"https://memos.example/memos/{id}"}}`,
 			asked: []string{"/api/v1/auth/me", "/api/v1/memos?pageSize=5&orderBy=create_time+desc&filter=" + uri.QueryEscape(
 				`creator == "users/ann" && content.contains("boiler") && content.contains("\")") && ((tags.exists(t, t == "home") || tags.exists(t, t.startsWith("home/")))) && ((created_ts >= timestamp("2024-03-09T11:00:00Z") && created_ts < timestamp("2024-03-10T11:00:00Z")))`)}},
 		{name: "memo_search of everything visible", tool: "memo_search", args: map[string]any{"scope": "all", "pageToken": "NEXT"},
@@ -98,8 +97,8 @@ func TestTools(t *testing.T) {
 		{name: "search", tool: "search", args: map[string]any{"query": "boiler #home"},
 			want: `{"content":[{"type":"text","text":"{\"results\":[{\"id\":\"abc\",\"title\":\"Boiler\",\"url\":\"https://memos.example/memos/abc\"}]}"}],"structuredContent":{"results":[{"id":"abc","title":"Boiler","url":"https://memos.example/memos/abc"}]}}`},
 		{name: "fetch", tool: "fetch", args: map[string]any{"id": "memo://memos/abc"},
-			want: `{"content":[{"type":"text","text":"{\"id\":\"abc\",\"title\":\"Boiler\",\"text\":\"# Boiler\\nserviced at 1.5 bar #home\",\"url\":\"https://memos.example/memos/abc\",\"metadata\":{\"name\":\"memos/abc\",\"creator\":\"users/ann\",\"createTime\":\"2024-03-10T11:00:00Z\",\"updateTime\":\"2024-03-10T11:00:00Z\",\"visibility\":\"PRIVATE\",\"pinned\":\"true\",\"tags\":\"home\",\"attachments\":\"attachments/p (p.png, image/png)\"}}"}],` +
-				`"structuredContent":{"id":"abc","title":"Boiler","text":"# Boiler\nserviced at 1.5 bar #home","url":"https://memos.example/memos/abc","metadata":{"name":"memos/abc","creator":"users/ann","createTime":"2024-03-10T11:00:00Z","updateTime":"2024-03-10T11:00:00Z","visibility":"PRIVATE","pinned":"true","tags":"home","attachments":"attachments/p (p.png, image/png)"}}}`},
+			want: `{"content":[{"type":"text","text":"{\"id\":\"abc\",\"title\":\"Boiler\",\"text\":\"# Boiler\\nserviced at 1.5 bar #home\",\"url\":\"https://memos.example/memos/abc\",\"metadata\":{\"created\":\"2024-03-10T11:00:00Z\",\"creator\":\"users/ann\",\"pinned\":\"true\",\"tags\":\"home\",\"attachments\":\"attachments/p (p.png, image/png)\"}}"}],` +
+				`"structuredContent":{"id":"abc","title":"Boiler","text":"# Boiler\nserviced at 1.5 bar #home","url":"https://memos.example/memos/abc","metadata":{"created":"2024-03-10T11:00:00Z","creator":"users/ann","pinned":"true","tags":"home","attachments":"attachments/p (p.png, image/png)"}}}`},
 		{name: "fetch of a path", tool: "fetch", args: map[string]any{"id": "abc/../x"}, fails: "id must be"},
 		{name: "tag_list", tool: "tag_list", args: map[string]any{"limit": rawjson.Numeral("2")},
 			want: `{"content":[{"type":"text","text":"{\"tags\":[{\"tag\":\"z\",\"count\":9},{\"tag\":\"a\",\"count\":2}],\"total\":3}"}],"structuredContent":{"tags":[{"tag":"z","count":9},{"tag":"a","count":2}],"total":3}}`},

@@ -12,42 +12,41 @@ import (
 
 // Caps on what one memo_search call may ask for.
 const (
-	maxTextBytes   = 200 // text, in bytes
-	maxWords       = 8   // words of text, each required
-	maxTags        = 10  // tags and withoutTags together
-	maxTagBytes    = 64
-	maxPageSize    = 50
-	defPageSize    = 10
-	maxPageToken   = 256
-	maxSnippetRune = 160
+	maxTextBytes = 200 // text, in bytes
+	maxWords     = 8   // words of text, each required
+	maxTags      = 10  // tags and withoutTags together
+	maxTagBytes  = 64
+	maxPageSize  = 50
+	defPageSize  = 10
+	maxPageToken = 256
 )
 
 // parseQuery checks memo_search's arguments against the caps and turns
-// them into a Query. me is the caller's user name, for scope "mine".
-func (f *Finder) parseQuery(args map[string]any) (*Query, error) {
+// them into a Query, with the time zone it is in.
+func (f *Finder) parseQuery(args map[string]any) (*Query, zone, error) {
 	q := &Query{AllTags: str(args, "tagMatch") == "all", Pinned: flag(args, "pinned"),
 		Visibility: str(args, "visibility"), OpenTasks: flag(args, "openTasks")}
 	text := str(args, "text")
 	if len(text) > maxTextBytes {
-		return nil, fail("text must be at most " + strconv.Itoa(maxTextBytes) + " bytes: search for a few telling words")
+		return nil, zone{}, fail("text must be at most " + strconv.Itoa(maxTextBytes) + " bytes: search for a few telling words")
 	}
 	q.Words = strings.Fields(cleanText(text))
 	if len(q.Words) > maxWords {
-		return nil, fail("text may hold at most " + strconv.Itoa(maxWords) + " words, each of which must occur")
+		return nil, zone{}, fail("text may hold at most " + strconv.Itoa(maxWords) + " words, each of which must occur")
 	}
 	var err error
 	if q.Tags, err = tags(strs(args, "tags")); err != nil {
-		return nil, err
+		return nil, zone{}, err
 	}
 	if q.NotTags, err = tags(strs(args, "withoutTags")); err != nil {
-		return nil, err
+		return nil, zone{}, err
 	}
 	if len(q.Tags)+len(q.NotTags) > maxTags {
-		return nil, fail("tags and withoutTags may name at most " + strconv.Itoa(maxTags) + " tags together")
+		return nil, zone{}, fail("tags and withoutTags may name at most " + strconv.Itoa(maxTags) + " tags together")
 	}
-	z, zerr := loadZone(str(args, "timezone"), f.offsets())
-	if zerr != nil {
-		return nil, fail(zerr.Error())
+	z, err := f.zone(str(args, "timezone"))
+	if err != nil {
+		return nil, z, err
 	}
 	days, hasDays := args["lastDays"]
 	d := dateArgs{on: str(args, "on"), from: str(args, "from"), to: str(args, "to"), when: str(args, "when"), hasLastDays: hasDays}
@@ -60,10 +59,10 @@ func (f *Finder) parseQuery(args map[string]any) (*Query, error) {
 	}
 	spans, serr := d.spans(z, f.now())
 	if serr != nil {
-		return nil, fail(serr.Error())
+		return nil, zone{}, fail(serr.Error())
 	}
 	q.Spans = spans
-	return q, nil
+	return q, z, nil
 }
 
 // tags cleans tag arguments: no leading #, no empty or overlong tag.
@@ -115,7 +114,7 @@ func me(ctx context.Context, m Memos) (string, error) {
 }
 
 func (f *Finder) memoSearch(ctx context.Context, args map[string]any, m Memos) ([]byte, error) {
-	q, err := f.parseQuery(args)
+	q, z, err := f.parseQuery(args)
 	if err != nil {
 		return nil, err
 	}
@@ -138,52 +137,88 @@ func (f *Finder) memoSearch(ctx context.Context, args map[string]any, m Memos) (
 		return nil, gerr
 	}
 	list := rawjson.ParseBytes(body)
-	web := m.WebURL()
+	memos := list.Get("memos")
+	h := hitShape{z: z, words: q.Words, tasks: q.OpenTasks != nil && *q.OpenTasks, budget: hitBudget,
+		creator: q.Creator == "", visibility: q.Visibility == "", pinned: q.Pinned == nil}
+	total := 0
+	memos.ForEach(func(_, memo rawjson.Value) bool {
+		total += utf8.RuneCountInString(memo.Get("content").Str)
+		return total <= pageWhole
+	})
+	if total <= pageWhole {
+		h.budget = pageWhole // few and short: whole
+	}
 	o := newObject()
 	o.open("memos", '[')
 	var links []byte
-	list.Get("memos").ForEach(func(_, memo rawjson.Value) bool {
+	memos.ForEach(func(_, memo rawjson.Value) bool {
 		o.item('{')
-		writeMemo(o, memo, web)
+		if h.write(o, memo) {
+			links = appendLink(links, memo.Get("name").Str)
+		}
 		o.close('}')
-		links = appendLink(links, memo.Get("name").Str)
 		return true
 	})
 	o.close(']')
 	if next := list.Get("nextPageToken").Str; next != "" {
 		o.str("nextPageToken", next)
 	}
+	o.str("timezone", z.name)
+	if web := m.WebURL(); web != "" {
+		o.str("url", web+"/memos/{id}")
+	}
+	if links != nil {
+		o.str("rest", restNote)
+	}
 	return structured(o.done(), links), nil
 }
 
-// writeMemo writes the members of the short form of a memo memo_search
-// answers with.
-func writeMemo(o *object, memo rawjson.Value, web string) {
-	name := memo.Get("name").Str
-	o.str("name", name)
-	o.str("snippet", snippet(memo))
-	o.open("tags", '[')
-	memo.Get("tags").ForEach(func(_, t rawjson.Value) bool {
-		o.strItem(t.Str)
-		return true
-	})
-	o.close(']')
-	for _, k := range []string{"creator", "createTime", "updateTime", "visibility"} {
-		if v := memo.Get(k).Str; v != "" {
-			o.str(k, v)
-		}
-	}
-	o.boolean("pinned", memo.Get("pinned").Bool())
-	o.str("url", memoURL(web, name))
+// restNote tells how to read what a result cut.
+const restNote = cutMark + " marks text left out; memo_get_memo or memo://memos/{id} reads a memo whole"
+
+// hitShape is how memo_search writes a hit: its times in the zone, the
+// passages of its text that the query matched, and only the fields the
+// call does not imply.
+type hitShape struct {
+	z      zone
+	words  []string
+	tasks  bool
+	budget int
+	// Whether to write creator (not under scope mine), visibility (not
+	// when the call chose it) and pinned (nor that).
+	creator, visibility, pinned bool
 }
 
-// snippet is the start of a memo's text, at most maxSnippetRune runes.
-func snippet(memo rawjson.Value) string {
-	s := memo.Get("snippet").Str
-	if s == "" {
-		s = memo.Get("content").Str
+// write writes the members of a hit and reports whether its text was cut.
+func (h *hitShape) write(o *object, memo rawjson.Value) bool {
+	o.str("name", memo.Get("name").Str)
+	created, updated := h.z.times(memo.Get("createTime").Str, memo.Get("updateTime").Str)
+	o.str("created", created)
+	if updated != "" {
+		o.str("updated", updated)
 	}
-	return clip(strings.Join(strings.Fields(s), " "), maxSnippetRune)
+	if v := memo.Get("creator").Str; h.creator && v != "" {
+		o.str("creator", v)
+	}
+	if v := memo.Get("visibility").Str; h.visibility && v != "" && v != "PRIVATE" {
+		o.str("visibility", v)
+	}
+	if h.pinned && memo.Get("pinned").Bool() {
+		o.boolean("pinned", true)
+	}
+	if tags := stringsOf(memo.Get("tags")); len(tags) > 0 {
+		o.open("tags", '[')
+		for _, t := range tags {
+			o.strItem(t)
+		}
+		o.close(']')
+	}
+	text, cut := passages(memo.Get("content").Str, h.words, h.tasks, h.budget)
+	o.str("text", text)
+	if cut {
+		o.boolean("cut", true)
+	}
+	return cut
 }
 
 // clip cuts s to at most n runes, marking a cut with an ellipsis.
@@ -196,7 +231,7 @@ func clip(s string, n int) string {
 		_, w := utf8.DecodeRuneInString(s[i:])
 		i += w
 	}
-	return s[:i] + "…"
+	return s[:i] + cutMark
 }
 
 // memoID is a memo's id: its name without "memos/".

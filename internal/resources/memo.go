@@ -2,7 +2,6 @@ package resources
 
 import (
 	"context"
-	"strconv"
 	"strings"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/finder"
@@ -24,15 +23,17 @@ func (s *Server) readMemo(ctx context.Context, u, id, authorization string) ([]b
 	b := []byte(`{"contents":[{"uri":`)
 	b = rawjson.AppendString(b, u)
 	b = append(b, `,"mimeType":"text/markdown","text":`...)
-	b = rawjson.AppendString(b, Markdown(memo))
+	b = rawjson.AppendString(b, s.markdown(memo))
 	return append(b, "}]}"...), nil
 }
 
-// Markdown renders a memo of Memos' API as Markdown: a front matter of
-// YAML with what the content does not say (its name, creator, visibility,
-// pinned, state when not NORMAL, tags, times, the memo it comments on, and
-// its attachments as resources), then the content as it is.
-func Markdown(memo rawjson.Value) string {
+// markdown renders a memo of Memos' API as Markdown: a front matter of
+// YAML with what the content does not say (its name, creator, visibility
+// when not PRIVATE, pinned when it is, state when not NORMAL, tags when it
+// has any, its times in the deployment's time zone as the finding tools
+// write them, the memo it comments on, and its attachments as resources),
+// then the content as it is.
+func (s *Server) markdown(memo rawjson.Value) string {
 	var b strings.Builder
 	b.WriteString("---\n")
 	field := func(key, value string) {
@@ -42,24 +43,32 @@ func Markdown(memo rawjson.Value) string {
 	}
 	field("name", memo.Get("name").Str)
 	field("creator", memo.Get("creator").Str)
-	field("visibility", memo.Get("visibility").Str)
-	b.WriteString("pinned: " + strconv.FormatBool(memo.Get("pinned").Bool()) + "\n")
+	if v := memo.Get("visibility").Str; v != "PRIVATE" {
+		field("visibility", v)
+	}
+	if memo.Get("pinned").Bool() {
+		b.WriteString("pinned: true\n")
+	}
 	if state := memo.Get("state").Str; state != "NORMAL" {
 		field("state", state)
 	}
-	b.WriteString("tags: [")
 	n := 0
 	memo.Get("tags").ForEach(func(_, tag rawjson.Value) bool {
-		if n > 0 {
+		if n == 0 {
+			b.WriteString("tags: [")
+		} else {
 			b.WriteString(", ")
 		}
 		n++
 		b.WriteString(rawjson.Quote(tag.Str))
 		return true
 	})
-	b.WriteString("]\n")
-	field("created", memo.Get("createTime").Str)
-	field("updated", memo.Get("updateTime").Str)
+	if n > 0 {
+		b.WriteString("]\n")
+	}
+	created, updated := finder.MemoTimes(memo.Get("createTime").Str, memo.Get("updateTime").Str, s.zone, s.offsets)
+	field("created", created)
+	field("updated", updated)
 	if parent, ok := strings.CutPrefix(memo.Get("parent").Str, "memos/"); ok && memos.ValidID(parent) {
 		field("comment_on", MemoPrefix+parent)
 	}

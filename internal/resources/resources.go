@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/finder"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/jsonrpc"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
@@ -41,6 +42,10 @@ type Server struct {
 	// maxBytes caps an attachment served as a resource, so that its base64
 	// form fits in MAX_RESPONSE_BYTES.
 	maxBytes int
+	// The time zone of a memo's times, and how to learn its offsets (see
+	// InZone); "" is UTC.
+	zone    string
+	offsets finder.OffsetFunc
 }
 
 // New returns a Server that reads through memos and serves attachments of
@@ -48,6 +53,13 @@ type Server struct {
 // it).
 func New(memos *memos.Client, maxResponseBytes int) *Server {
 	return &Server{memos: memos, maxBytes: maxResponseBytes / 4 * 3}
+}
+
+// InZone makes s write memos' times in the time zone called name (the
+// deployment's TIMEZONE), whose offsets come from offsets, and returns s.
+func (s *Server) InZone(name string, offsets finder.OffsetFunc) *Server {
+	s.zone, s.offsets = name, offsets
+	return s
 }
 
 // templates is the resources/templates/list result.

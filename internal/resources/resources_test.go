@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/finder"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/jsonrpc"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos/memostest"
@@ -20,7 +21,6 @@ import (
 const m1 = "---\n" +
 	"name: memos/m1\n" +
 	"creator: users/alice\n" +
-	"visibility: PRIVATE\n" +
 	"pinned: true\n" +
 	"tags: [\"work/boiler\"]\n" +
 	"created: 2026-03-14T09:30:00Z\n" +
@@ -45,12 +45,12 @@ func TestRead(t *testing.T) {
 			want:     `{"uri":"memo://memos/m1","mimeType":"text/markdown","text":` + rawjson.Quote(m1) + `}`,
 			requests: []string{"/api/v1/memos/m1"}},
 		{name: "comment", uri: "memo://memos/m3", auth: memostest.Token,
-			want: `{"uri":"memo://memos/m3","mimeType":"text/markdown","text":` + rawjson.Quote("---\nname: memos/m3\ncreator: users/alice\nvisibility: PROTECTED\npinned: false\ntags: []\n"+
-				"created: 2026-03-16T12:00:00Z\nupdated: 2026-03-16T12:00:00Z\ncomment_on: memo://memos/m1\n---\n\nPaid: \"done\"") + `}`,
+			want: `{"uri":"memo://memos/m3","mimeType":"text/markdown","text":` + rawjson.Quote("---\nname: memos/m3\ncreator: users/alice\nvisibility: PROTECTED\n"+
+				"created: 2026-03-16T12:00:00Z\ncomment_on: memo://memos/m1\n---\n\nPaid: \"done\"") + `}`,
 			requests: []string{"/api/v1/memos/m3"}},
 		{name: "public memo without a token", uri: "memo://memos/m2",
-			want: `{"uri":"memo://memos/m2","mimeType":"text/markdown","text":` + rawjson.Quote("---\nname: memos/m2\ncreator: users/alice\nvisibility: PUBLIC\npinned: false\ntags: [\"home\"]\n"+
-				"created: 2026-04-01T08:00:00Z\nupdated: 2026-04-01T08:00:00Z\n---\n\nPlant the tulips #home") + `}`,
+			want: `{"uri":"memo://memos/m2","mimeType":"text/markdown","text":` + rawjson.Quote("---\nname: memos/m2\ncreator: users/alice\nvisibility: PUBLIC\ntags: [\"home\"]\n"+
+				"created: 2026-04-01T08:00:00Z\n---\n\nPlant the tulips #home") + `}`,
 			requests: []string{"/api/v1/memos/m2"}},
 		{name: "unknown memo", uri: "memo://memos/nope", auth: memostest.Token, notFound: true, requests: []string{"/api/v1/memos/nope"}},
 		{name: "text attachment", uri: "memo://attachments/a1", auth: memostest.Token,
@@ -200,17 +200,25 @@ func TestList(t *testing.T) {
 func TestMarkdownFrontMatter(t *testing.T) {
 	for _, tc := range []struct {
 		name, memo, want string
+		zone             string
 	}{
 		{name: "archived, quoted values",
 			memo: `{"name":"memos/x","state":"ARCHIVED","creator":"users/a: b","visibility":"PUBLIC","pinned":false,"tags":["a\"b","#c"],"content":"body"}`,
-			want: "---\nname: memos/x\ncreator: \"users/a: b\"\nvisibility: PUBLIC\npinned: false\nstate: ARCHIVED\ntags: [\"a\\\"b\", \"#c\"]\n---\n\nbody"},
+			want: "---\nname: memos/x\ncreator: \"users/a: b\"\nvisibility: PUBLIC\nstate: ARCHIVED\ntags: [\"a\\\"b\", \"#c\"]\n---\n\nbody"},
 		{name: "a value YAML would read otherwise", memo: `{"name":"memos/x","creator":"-users","state":"NORMAL","content":""}`,
-			want: "---\nname: memos/x\ncreator: \"-users\"\npinned: false\ntags: []\n---\n\n"},
+			want: "---\nname: memos/x\ncreator: \"-users\"\n---\n\n"},
 		{name: "attachment without a usable id", memo: `{"name":"memos/x","state":"NORMAL","attachments":[{"name":"attachments/a/b"},{"name":"x"}],"content":"c"}`,
-			want: "---\nname: memos/x\npinned: false\ntags: []\n---\n\nc"},
+			want: "---\nname: memos/x\n---\n\nc"},
+		{name: "times in the deployment's zone, an edit on a later day", zone: "Europe/Berlin",
+			memo: `{"name":"memos/x","state":"NORMAL","visibility":"PRIVATE","pinned":true,"createTime":"2026-11-29T23:13:22Z","updateTime":"2026-11-30T23:00:00Z","content":"c"}`,
+			want: "---\nname: memos/x\npinned: true\ncreated: 2026-11-30T00:13:22+01:00\nupdated: 2026-12-01T00:00:00+01:00\n---\n\nc"},
+		{name: "an edit the same day in the zone", zone: "Europe/Berlin",
+			memo: `{"name":"memos/x","state":"NORMAL","createTime":"2026-11-29T23:13:22Z","updateTime":"2026-11-30T10:00:00Z","content":"c"}`,
+			want: "---\nname: memos/x\ncreated: 2026-11-30T00:13:22+01:00\n---\n\nc"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, Markdown(rawjson.Parse(tc.memo))); diff != "" {
+			s := New(nil, 4096).InZone(tc.zone, finder.GoOffsets)
+			if diff := cmp.Diff(tc.want, s.markdown(rawjson.Parse(tc.memo))); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})

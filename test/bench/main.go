@@ -20,6 +20,9 @@
 //  7. the instance's memory after warm-up and after 20,000 more requests
 //  8. tools/call memo_list_memos of 1,000 memos against the JavaScript proxy
 //     doing the same REST read: the gateway's own work on a large result
+//  9. what a task costs the model: calls and bytes until every fact a
+//     question needs has been seen, against Memos' built-in /mcp, over a
+//     notebook of the bench's own (tasks.go)
 //
 // Beside the JavaScript baselines, an empty Go program served through the
 // same entry module and bridge (test/bench/emptygo) shows what Go itself

@@ -55,6 +55,7 @@ type results struct {
 	baselineLoad            load   // row 5 on it
 	cpu                     wasmCPU
 	native                  map[string]nativeBench
+	tasks                   []taskCost // row 9
 }
 
 // bench holds the parts of a run.
@@ -116,6 +117,9 @@ func run(ctx context.Context) (*results, error) {
 		return nil, err
 	}
 
+	if err := b.taskRow(ctx, r, compat); err != nil {
+		return nil, err
+	}
 	if r.callWorks {
 		if err := b.bigListRow(ctx, r, compat); err != nil {
 			return nil, err

@@ -258,7 +258,7 @@ const scenarios = {
   },
 
   // The hand-written tools, each result validated by the SDK against the
-  // tool's outputSchema: memo_search with its resource links, tag_list,
+  // tool's outputSchema: memo_search with its passages and link, tag_list,
   // ChatGPT's search and fetch in OpenAI's shapes, an image attachment read
   // back as MCP image content, and memo_edit adding a task and checking it.
   finder: async (ctx) => {
@@ -271,11 +271,16 @@ const scenarios = {
       return res;
     };
     const c = toolCaller(ctx);
-    const memo = (await c.ok('memo_create_memo', { body: { content: `The boiler needs 1.5 bar #${RUN_TAG}/home` } })).name;
+    // Long, with the fact past its first line: the hit shows the line that
+    // matched, marked cut, and links the memo to read it whole.
+    const content = `Visit notes\n${'we met and talked it through. '.repeat(60)}\nThe boiler needs 1.5 bar #${RUN_TAG}/home`;
+    const memo = (await c.ok('memo_create_memo', { body: { content } })).name;
 
     let res = await call('memo_search', { text: 'BOILER', tags: [RUN_TAG] });
     assert.deepEqual(res.structuredContent.memos.map((m) => m.name), [memo], 'memo_search finds the memo by a word and its parent tag');
-    assert.deepEqual(res.content.slice(1).map((i) => [i.type, i.uri]), [['resource_link', `memo://${memo}`]], 'memo_search links the memo');
+    const hit = res.structuredContent.memos[0];
+    assert.ok(hit.cut && hit.text.includes(`The boiler needs 1.5 bar #${RUN_TAG}/home`), `memo_search shows the line that matched: ${hit.text}`);
+    assert.deepEqual(res.content.slice(1).map((i) => [i.type, i.uri]), [['resource_link', `memo://${memo}`]], 'memo_search links the cut memo');
 
     res = await call('tag_list', {});
     assert.ok(res.structuredContent.tags.some((t) => t.tag === `${RUN_TAG}/home` && t.count === 1), 'tag_list counts the tag');
@@ -290,7 +295,7 @@ const scenarios = {
     assert.equal(res.content.length, 1, 'fetch answers with one content item');
     const doc = JSON.parse(res.content[0].text);
     assert.deepEqual(Object.keys(doc).sort(), ['id', 'metadata', 'text', 'title', 'url'], 'fetch members');
-    assert.equal(doc.text, `The boiler needs 1.5 bar #${RUN_TAG}/home`, 'fetch text');
+    assert.equal(doc.text, content, 'fetch text');
 
     const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
     const att = await c.ok('attachment_create_attachment', { body: { filename: 'dot.png', type: 'image/png', content: png, memo } });

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -107,11 +108,44 @@ func finderFails(t *testing.T, ctx context.Context, cs *mcp.ClientSession, name 
 	return text.Text
 }
 
+// hits returns the names of a memo_search result's hits and the hits
+// themselves, after checking its links: with links (every version but
+// 2024-11-05, which has no resource_link), one resource_link after the
+// text for each hit whose text was cut, to read it whole; none for others.
+func hits(t *testing.T, res *mcp.CallToolResult, links bool) ([]string, []map[string]any) {
+	t.Helper()
+	var names, cut []string
+	var all []map[string]any
+	for _, h := range res.StructuredContent.(map[string]any)["memos"].([]any) {
+		m := h.(map[string]any)
+		names, all = append(names, m["name"].(string)), append(all, m)
+		if m["cut"] == true {
+			cut = append(cut, "memo://"+m["name"].(string))
+		}
+	}
+	var got []string
+	for _, item := range res.Content[1:] {
+		if link, ok := item.(*mcp.ResourceLink); ok {
+			got = append(got, link.URI)
+		} else {
+			got = append(got, fmt.Sprintf("%T", item))
+		}
+	}
+	if !links {
+		cut = nil
+	}
+	if !slices.Equal(got, cut) {
+		t.Errorf("content after the text: %v, want a resource_link for each cut hit: %v", got, cut)
+	}
+	return names, all
+}
+
 // TestFinderSearch seeds memos with known words, tags, states and creation
 // times, and checks that each form of memo_search finds exactly them, in
 // both protocol eras: newest first, with links (not for 2024-11-05, which
 // has no resource_link), paged, in time zones, and with a value crafted to
-// break out of the filter found as plain text.
+// break out of the filter found as plain text; each hit with only the
+// fields the call does not imply.
 func TestFinderSearch(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -139,26 +173,7 @@ func TestFinderSearch(t *testing.T) {
 			links := version != "2024-11-05"
 			search := func(args map[string]any) []string {
 				t.Helper()
-				res := finderCall(t, ctx, cs, "memo_search", args)
-				var names []string
-				for _, m := range res.StructuredContent.(map[string]any)["memos"].([]any) {
-					names = append(names, m.(map[string]any)["name"].(string))
-				}
-				if !links {
-					if len(res.Content) != 1 {
-						t.Errorf("%v: %d content items, want the text alone", args, len(res.Content))
-					}
-					return names
-				}
-				if len(res.Content) != 1+len(names) {
-					t.Errorf("%v: %d content items for %d memos, want a resource_link each", args, len(res.Content), len(names))
-				}
-				for i, item := range res.Content[1:] {
-					link, ok := item.(*mcp.ResourceLink)
-					if !ok || i < len(names) && link.URI != "memo://memos/"+strings.TrimPrefix(names[i], "memos/") {
-						t.Errorf("content item %d is %+v, want a resource_link to %s", i+1, item, names[i])
-					}
-				}
+				names, _ := hits(t, finderCall(t, ctx, cs, "memo_search", args), links)
 				return names
 			}
 			for _, tc := range []struct {
@@ -223,17 +238,42 @@ func TestFinderSearch(t *testing.T) {
 			})
 
 			t.Run("a result's fields", func(t *testing.T) {
-				res := finderCall(t, ctx, cs, "memo_search", map[string]any{"text": run + " ramen"})
-				m := res.StructuredContent.(map[string]any)["memos"].([]any)[0].(map[string]any)
-				want := map[string]any{"name": c, "pinned": true, "visibility": "PUBLIC", "url": memos.URL + "/" + c,
-					"tags": []any{run + "food", run + "work"}, "createTime": "2024-03-10T11:00:00Z"}
-				for k, v := range want {
-					if fmt.Sprint(m[k]) != fmt.Sprint(v) {
-						t.Errorf("%s = %v, want %v", k, m[k], v)
-					}
-				}
-				if !strings.HasPrefix(m["snippet"].(string), run+" ramen place") {
-					t.Errorf("snippet %q", m["snippet"])
+				for _, tc := range []struct {
+					name    string
+					args    map[string]any
+					created string
+				}{
+					{"in UTC", map[string]any{"text": run + " ramen"}, "2024-03-10T11:00:00Z"},
+					{"in Auckland", map[string]any{"text": run + " ramen", "timezone": "Pacific/Auckland"}, "2024-03-11T00:00:00+13:00"},
+					{"everything visible", map[string]any{"text": run + " ramen", "scope": "all"}, "2024-03-10T11:00:00Z"},
+				} {
+					t.Run(tc.name, func(t *testing.T) {
+						sc := finderCall(t, ctx, cs, "memo_search", tc.args).StructuredContent.(map[string]any)
+						m := sc["memos"].([]any)[0].(map[string]any)
+						want := map[string]any{"name": c, "created": tc.created, "visibility": "PUBLIC", "pinned": true,
+							"tags": []any{run + "food", run + "work"}, "text": run + " ramen place #" + run + "food #" + run + "work"}
+						if tc.args["scope"] == "all" {
+							want["creator"] = "users/" + memos.Username
+						}
+						// Seeding set the creation time in a later edit: the
+						// update time is today's, a later day, so it is shown.
+						for k := range m {
+							if _, ok := want[k]; !ok && k != "updated" {
+								t.Errorf("a hit has %s = %v, which the call implies or which repeats", k, m[k])
+							}
+						}
+						for k, v := range want {
+							if fmt.Sprint(m[k]) != fmt.Sprint(v) {
+								t.Errorf("%s = %v, want %v", k, m[k], v)
+							}
+						}
+						if u, _ := m["updated"].(string); len(u) < 20 || u[:4] != fmt.Sprint(now.Year()) {
+							t.Errorf("updated = %v, want this year's edit", m["updated"])
+						}
+						if sc["url"] != memos.URL+"/memos/{id}" || sc["timezone"] == nil || sc["rest"] != nil {
+							t.Errorf("the page says url %v, timezone %v, rest %v", sc["url"], sc["timezone"], sc["rest"])
+						}
+					})
 				}
 			})
 
@@ -327,9 +367,15 @@ func TestFinderChatGPT(t *testing.T) {
 	if text != "Kettle descaled "+run+"\nwith vinegar #"+run+"home" {
 		t.Errorf("text %q", text)
 	}
+	// Strings only, and only what there is to say: not pinned, PRIVATE,
+	// no attachments, and no name (the id says it).
 	var meta map[string]string
-	if err := json.Unmarshal(obj["metadata"], &meta); err != nil || meta["tags"] != run+"home" || meta["createTime"] != "2024-05-01T09:00:00Z" {
-		t.Errorf("metadata %s: %v", obj["metadata"], err)
+	if err := json.Unmarshal(obj["metadata"], &meta); err != nil {
+		t.Fatalf("metadata %s: %v", obj["metadata"], err)
+	}
+	delete(meta, "updated") // seeding set the creation time in a later edit
+	if want := map[string]string{"created": "2024-05-01T09:00:00Z", "creator": "users/" + memos.Username, "tags": run + "home"}; !maps.Equal(meta, want) {
+		t.Errorf("metadata %v, want %v", meta, want)
 	}
 	for _, form := range []string{first, "memo://" + first} {
 		if o := only(finderCall(t, ctx, cs, "fetch", map[string]any{"id": form})); string(o["id"]) != `"`+id+`"` {
@@ -468,4 +514,143 @@ func TestFinderCost(t *testing.T) {
 	if h.Instance.Memory.WasmBytes >= wasmCeiling {
 		t.Errorf("wasm memory %d bytes after the calls", h.Instance.Memory.WasmBytes)
 	}
+}
+
+// paragraph is n sentences of text that no search here asks for.
+func paragraph(n int) string {
+	return strings.TrimSpace(strings.Repeat("we talked about the plan for the team. ", n))
+}
+
+// TestFinderAnswers checks that memo_search's hits hold the answer, with
+// the facts planted past a long memo's first line: the lines that matched,
+// the open tasks, the first lines for a query without words, marked where
+// cut with a link to read the rest; times in the call's zone or the
+// deployment's (TIMEZONE), in fetch and resources too; in both protocol
+// eras. And that memo_list_memos' filter idioms find what they say.
+func TestFinderAnswers(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	run := fmt.Sprintf("a%x", time.Now().UnixNano()%0xfffffff)
+	// Monday 30 November 2026, 00:13 in Berlin; Sunday in UTC.
+	long := seedMemo(t, "Falcon review "+run+"\n"+paragraph(15)+"\nthe gate code is 4711\n"+paragraph(15)+
+		"\n- [x] book the room\n- [ ] send the Falcon report to Ann\n"+paragraph(15)+"\n#"+run+"work/falcon",
+		"PRIVATE", time.Date(2026, 11, 29, 23, 13, 22, 0, time.UTC), nil)
+	short := seedMemo(t, "Standup "+run+"\nmoved to 9:30 #"+run+"work", "PRIVATE", time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC), nil)
+	both := []string{short, long}
+
+	type want struct {
+		names []string
+		holds []string // in the long memo's text
+	}
+	for _, version := range []string{"2024-11-05", "2025-11-25", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			cs := connect(t, ctx, worker.URL+"/mcp", memos.Token, version)
+			for _, tc := range []struct {
+				name string
+				args map[string]any
+				want want
+			}{
+				{"the line that matched", map[string]any{"text": run + " gate"},
+					want{[]string{long}, []string{"Falcon review " + run + "\n…\nthe gate code is 4711\n…"}}},
+				{"the open tasks", map[string]any{"tags": []any{run + "work"}, "openTasks": true},
+					want{[]string{long}, []string{"\n- [ ] send the Falcon report to Ann\n"}}},
+				{"no words: the first lines", map[string]any{"tags": []any{run + "work"}},
+					want{both, []string{"Falcon review " + run + "\nwe talked about"}}},
+				{"a day in Berlin, its times there", map[string]any{"text": run, "on": "2026-11-30", "timezone": "Europe/Berlin"},
+					want{both, []string{"Falcon review " + run}}},
+			} {
+				t.Run(tc.name, func(t *testing.T) {
+					res := finderCall(t, ctx, cs, "memo_search", tc.args)
+					names, hs := hits(t, res, version != "2024-11-05")
+					if !slices.Equal(names, tc.want.names) {
+						t.Fatalf("found %v, want %v", names, tc.want.names)
+					}
+					h := hs[len(hs)-1] // the long memo
+					text, _ := h["text"].(string)
+					for _, s := range tc.want.holds {
+						if !strings.Contains(text, s) {
+							t.Errorf("the long memo's text lacks %q:\n%s", s, text)
+						}
+					}
+					if h["cut"] != true || len([]rune(text)) > 400 {
+						t.Errorf("the long memo (%d characters shown) is not marked cut: %v", len([]rune(text)), h["cut"])
+					}
+					if rest, _ := res.StructuredContent.(map[string]any)["rest"].(string); !strings.Contains(rest, "memo_get_memo") {
+						t.Errorf("rest %q does not say how to read the whole memo", rest)
+					}
+					if hs[0]["name"] == short && hs[0]["text"] != "Standup "+run+"\nmoved to 9:30 #"+run+"work" {
+						t.Errorf("a short memo is not whole: %q", hs[0]["text"])
+					}
+					wantTime := "2026-11-29T23:13:22Z"
+					if tc.args["timezone"] == "Europe/Berlin" {
+						wantTime = "2026-11-30T00:13:22+01:00"
+					}
+					if h["created"] != wantTime {
+						t.Errorf("created %v, want %s", h["created"], wantTime)
+					}
+				})
+			}
+		})
+	}
+
+	t.Run("the mirror tool's idioms", func(t *testing.T) {
+		cs := connect(t, ctx, worker.URL+"/mcp", memos.Token, "")
+		list := func(filter string) []string {
+			t.Helper()
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "memo_list_memos", Arguments: map[string]any{"filter": filter}})
+			if err != nil || res.IsError {
+				t.Fatalf("filter %s: %v %+v", filter, err, res)
+			}
+			var names []string
+			for _, m := range res.StructuredContent.(map[string]any)["memos"].([]any) {
+				names = append(names, m.(map[string]any)["name"].(string))
+			}
+			return names
+		}
+		tag := run + "work"
+		if got := list(`(tags.exists(t, t == "` + tag + `") || tags.exists(t, t.startsWith("` + tag + `/")))`); !slices.Equal(got, both) {
+			t.Errorf("a tag with its children found %v, want %v", got, both)
+		}
+		if got := list(`"` + tag + `" in tags`); !slices.Equal(got, []string{short}) {
+			t.Errorf(`"work" in tags found %v: it should miss the child tag (which is why the description shows the other idiom)`, got)
+		}
+		// 30 November in Berlin: its midnights in UTC.
+		if got := list(`content.contains("` + run + `") && created_ts >= timestamp("2026-11-29T23:00:00Z") && created_ts < timestamp("2026-11-30T23:00:00Z")`); !slices.Equal(got, both) {
+			t.Errorf("a day in Berlin found %v, want %v", got, both)
+		}
+	})
+
+	t.Run("the deployment's time zone", func(t *testing.T) {
+		gw := startGateway(t, harness.WorkerOptions{Vars: map[string]string{"MEMOS_URL": memos.URL, "TIMEZONE": "Europe/Berlin"}})
+		cs := connect(t, ctx, gw.URL+"/mcp", memos.Token, "")
+		res := finderCall(t, ctx, cs, "memo_search", map[string]any{"text": run, "on": "2026-11-30"})
+		sc := res.StructuredContent.(map[string]any)
+		names, hs := hits(t, res, true)
+		if !slices.Equal(names, both) || sc["timezone"] != "Europe/Berlin" || hs[1]["created"] != "2026-11-30T00:13:22+01:00" {
+			t.Errorf("memo_search without a timezone: %v", sc)
+		}
+		res = finderCall(t, ctx, cs, "fetch", map[string]any{"id": long})
+		var obj struct{ Metadata map[string]string }
+		json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &obj)
+		if obj.Metadata["created"] != "2026-11-30T00:13:22+01:00" {
+			t.Errorf("fetch's metadata %v", obj.Metadata)
+		}
+		read, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "memo://" + long})
+		if err != nil || !strings.Contains(read.Contents[0].Text, "\ncreated: 2026-11-30T00:13:22+01:00\n") {
+			t.Errorf("the resource: %v\n%+v", err, read)
+		}
+	})
+
+	t.Run("an unknown TIMEZONE", func(t *testing.T) {
+		gw := startGateway(t, harness.WorkerOptions{Vars: map[string]string{"MEMOS_URL": memos.URL, "TIMEZONE": "Mars/Olympus"}})
+		resp, err := http.Get(gw.URL + "/healthz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(body), "TIMEZONE is not a known IANA time zone") {
+			t.Errorf("/healthz does not name TIMEZONE: %s", body)
+		}
+	})
 }

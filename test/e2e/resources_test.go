@@ -95,7 +95,7 @@ func TestResourcesAndPrompts(t *testing.T) {
 				t.Fatal(err)
 			}
 			text := read.Contents[0].Text
-			for _, want := range []string{"---\nname: " + s.memo + "\n", "\ncreator: users/" + memos.Username + "\n", "\nvisibility: PRIVATE\n",
+			for _, want := range []string{"---\nname: " + s.memo + "\n", "\ncreator: users/" + memos.Username + "\n",
 				"\ntags: [\"" + s.tag + "\"]\n", "\n  - {uri: \"memo://attachments/" + s.text + "\", filename: \"notes.txt\", type: \"text/plain\", size: 29}\n",
 				"\n---\n\n" + s.content} {
 				if !strings.Contains(text, want) {

@@ -1,0 +1,137 @@
+package finder
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+// listing is a fake Memos whose ListMemos answers with memos.
+func listing(memos ...string) *fakeMemos {
+	m := newFake()
+	m.answers["/api/v1/memos"] = `{"memos":[` + strings.Join(memos, ",") + `]}`
+	return m
+}
+
+// compact is JSON without spaces between tokens.
+func compact(t *testing.T, s string) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := json.Compact(&b, []byte(s)); err != nil {
+		t.Fatalf("%v: %s", err, s)
+	}
+	return b.String()
+}
+
+// A hit holds its name, its times in the call's zone (else the
+// deployment's) with their offset, what the call does not imply, and the
+// passages of its text; a cut hit says so and gets a link to read it whole.
+func TestSearchHits(t *testing.T) {
+	long := "Falcon review notes\n" + filler(150) + "\n- [ ] review the Falcon PR by Friday\n" + filler(150)
+	monday := `{"name":"memos/m1","creator":"users/ann","createTime":"2026-11-29T23:13:22Z","updateTime":"2026-11-29T23:50:00Z",` +
+		`"content":"Standup moved to 9:30","visibility":"PRIVATE","pinned":false,"tags":[]}`
+	summer := `{"name":"memos/m2","creator":"users/bob","createTime":"2026-07-01T10:00:00Z","updateTime":"2026-07-03T08:00:00Z",` +
+		`"content":` + quoteJSON(long) + `,"visibility":"PUBLIC","pinned":true,"tags":["work/falcon"]}`
+	cutText := "…\n- [ ] review the Falcon PR by Friday\n…"
+	for _, tc := range []struct {
+		name  string
+		f     Finder
+		args  map[string]any
+		memos []string
+		want  string // structured content
+		links []string
+	}{
+		{name: "the deployment's zone, scope all", f: Finder{Zone: "Europe/Berlin"}, args: map[string]any{"text": "falcon friday", "scope": "all"},
+			memos: []string{monday, summer},
+			want: `{"memos":[
+				{"name":"memos/m1","created":"2026-11-30T00:13:22+01:00","creator":"users/ann","text":"Standup moved to 9:30"},
+				{"name":"memos/m2","created":"2026-07-01T12:00:00+02:00","updated":"2026-07-03T10:00:00+02:00","creator":"users/bob","visibility":"PUBLIC","pinned":true,
+				 "tags":["work/falcon"],"text":"Falcon review notes\n` + strings.ReplaceAll(cutText, "\n", `\n`) + `","cut":true}],
+				"timezone":"Europe/Berlin","url":"https://memos.example/memos/{id}","rest":"` + restNote + `"}`,
+			links: []string{"memo://memos/m2"}},
+		{name: "the call's zone over the deployment's; what the call implies left out", f: Finder{Zone: "Europe/Berlin"},
+			args:  map[string]any{"openTasks": true, "visibility": "PUBLIC", "pinned": true, "timezone": "UTC"},
+			memos: []string{summer},
+			want: `{"memos":[{"name":"memos/m2","created":"2026-07-01T10:00:00Z","updated":"2026-07-03T08:00:00Z","tags":["work/falcon"],
+				"text":"` + strings.ReplaceAll(cutText, "\n", `\n`) + `","cut":true}],
+				"timezone":"UTC","url":"https://memos.example/memos/{id}","rest":"` + restNote + `"}`,
+			links: []string{"memo://memos/m2"}},
+		{name: "no deployment zone: UTC; a day's first lines", args: map[string]any{"on": "2026-07-01"}, memos: []string{summer},
+			want: `{"memos":[{"name":"memos/m2","created":"2026-07-01T10:00:00Z","updated":"2026-07-03T08:00:00Z","visibility":"PUBLIC","pinned":true,"tags":["work/falcon"],
+				"text":"Falcon review notes\n` + filler(53) + `…\n…","cut":true}],
+				"timezone":"UTC","url":"https://memos.example/memos/{id}","rest":"` + restNote + `"}`,
+			links: []string{"memo://memos/m2"}},
+		{name: "few and short hits: whole", args: map[string]any{"text": "standup"}, memos: []string{monday, strings.Replace(monday, "Standup moved to 9:30", strings.Repeat("standup ", 60), 1)},
+			want: `{"memos":[{"name":"memos/m1","created":"2026-11-29T23:13:22Z","text":"Standup moved to 9:30"},
+				{"name":"memos/m1","created":"2026-11-29T23:13:22Z","text":"` + strings.TrimSpace(strings.Repeat("standup ", 60)) + `"}],
+				"timezone":"UTC","url":"https://memos.example/memos/{id}"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.f.Offsets = GoOffsets
+			tc.f.Now = func() time.Time { return utc("2026-12-01T10:00:00Z") }
+			got, err, _ := call(&tc.f, "memo_search", tc.args, listing(tc.memos...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var res struct {
+				Content []struct {
+					Type, Text, URI string
+				}
+				StructuredContent json.RawMessage
+			}
+			if err := json.Unmarshal(got, &res); err != nil {
+				t.Fatal(err)
+			}
+			if want := compact(t, tc.want); string(res.StructuredContent) != want {
+				t.Errorf("structured content\n%s\nwant\n%s", res.StructuredContent, want)
+			}
+			if res.Content[0].Text != string(res.StructuredContent) {
+				t.Errorf("text %s differs from the structured content", res.Content[0].Text)
+			}
+			var links []string
+			for _, c := range res.Content[1:] {
+				links = append(links, c.URI)
+			}
+			if strings.Join(links, " ") != strings.Join(tc.links, " ") {
+				t.Errorf("links %v, want %v", links, tc.links)
+			}
+		})
+	}
+}
+
+func quoteJSON(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// Times Memos writes read back in a zone with its offset then; anything
+// else passes through.
+func TestShowTime(t *testing.T) {
+	berlin, err := loadZone("Europe/Berlin", GoOffsets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for in, want := range map[string]string{
+		"2026-11-29T23:13:22Z":      "2026-11-30T00:13:22+01:00",
+		"2026-03-29T00:59:59Z":      "2026-03-29T01:59:59+01:00", // the last second of winter time
+		"2026-03-29T01:00:00Z":      "2026-03-29T03:00:00+02:00",
+		"2026-07-01T10:00:00.250Z":  "2026-07-01T12:00:00+02:00",
+		"2026-07-01T10:00:00+02:00": "2026-07-01T10:00:00+02:00",
+		"yesterday":                 "yesterday",
+		"":                          "",
+	} {
+		if got := berlin.show(in); got != want {
+			t.Errorf("show(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if err := CheckZone("Mars/Olympus", GoOffsets); err == nil || !strings.Contains(err.Error(), "TIMEZONE") {
+		t.Errorf("CheckZone of an unknown zone: %v", err)
+	}
+	for _, ok := range []string{"", "UTC", "Europe/Berlin"} {
+		if err := CheckZone(ok, GoOffsets); err != nil {
+			t.Errorf("CheckZone(%q): %v", ok, err)
+		}
+	}
+}
