@@ -143,11 +143,11 @@ func (s *Server) consentAnswer(ctx context.Context, req *web.Request) *web.Respo
 	// The consent is spent before the token is made: a page posted twice
 	// makes one grant and one token.
 	until := s.grantEnd(chosen.Days)
-	switch moved, _, err := s.opts.Store.Advance(ctx, grantKey(r.Grant), 0, until); {
+	switch step, err := s.opts.Store.Advance(ctx, grantKey(r.Grant), 0, until); {
 	case err != nil:
 		logline.Print("grant store: ", err.Error())
 		return again(503, "This server cannot record the connection right now. Try again in a moment.")
-	case !moved:
+	case !step.Moved:
 		return errorPage(409, "This page was used already. Go back to the app and connect again if it did not connect.")
 	}
 	name := r.Name

@@ -111,9 +111,9 @@ type faultyStore struct {
 	down bool
 }
 
-func (f *faultyStore) Advance(ctx context.Context, key string, from int64, until time.Time) (bool, int64, error) {
+func (f *faultyStore) Advance(ctx context.Context, key string, from int64, until time.Time) (grants.Step, error) {
 	if f.down {
-		return false, 0, grants.ErrUnavailable
+		return grants.Step{}, grants.ErrUnavailable
 	}
 	return f.Memory.Advance(ctx, key, from, until)
 }
@@ -346,14 +346,19 @@ func TestReplay(t *testing.T) {
 		if rotated.Status != 200 {
 			t.Fatalf("refresh: %d %s", rotated.Status, rotated.Body)
 		}
+		// Its successor is used: old is now a replay, not a retry.
+		next := h.refresh(id, "", gjson.GetBytes(rotated.Body, "refresh_token").Str)
+		if next.Status != 200 {
+			t.Fatalf("the successor's refresh: %d %s", next.Status, next.Body)
+		}
 		for _, r := range respell {
 			if again := h.refresh(id, "", r.spell(old)); oauthErr(again) != "invalid_grant" {
 				t.Errorf("reused refresh token %s: %d %s", r.name, again.Status, again.Body)
 			}
 		}
 		// The rightful chain is ended too.
-		if next := h.refresh(id, "", gjson.GetBytes(rotated.Body, "refresh_token").Str); oauthErr(next) != "invalid_grant" {
-			t.Errorf("the rotated refresh token after a reuse: %d %s", next.Status, next.Body)
+		if after := h.refresh(id, "", gjson.GetBytes(next.Body, "refresh_token").Str); oauthErr(after) != "invalid_grant" {
+			t.Errorf("the rotated refresh token after a reuse: %d %s", after.Status, after.Body)
 		}
 		if len(h.memos.tokens) != 1 {
 			t.Errorf("the grant's Memos token is still there: %v", h.memos.tokens)
