@@ -22,7 +22,8 @@ import (
 )
 
 // The Durable Object that holds grants keeps package grants' contract under
-// wrangler, with SQLite storage: the same cases as the in-memory store.
+// wrangler, with SQLite storage: the same cases as the in-memory store,
+// its alarm included.
 func TestGrantStoreObject(t *testing.T) {
 	dir := t.TempDir()
 	src, err := os.ReadFile(filepath.Join(root, "build", "grants.mjs"))
@@ -50,6 +51,9 @@ new_sqlite_classes = ["GrantStore"]
 `), 0o644)
 	w := startPlainWorker(t, dir, config)
 	grantstest.Check(t, grants.Remote{Doer: objectDoer{w}}, "check/")
+	// Keys that expire in seconds: the objects' alarms forget them while
+	// the test waits, and the same objects answer afterwards.
+	grantstest.CheckForgetting(t, grants.Remote{Doer: objectDoer{w}}, "forget/", time.Sleep)
 
 	// What it refuses to do, it refuses with 400, which Remote reads as
 	// unavailable: never a value.
