@@ -178,13 +178,13 @@ func (s *Server) signIn(ctx context.Context, req *web.Request, form uri.Values, 
 	if pasted == "" && (username == "" || password == "") {
 		return "", "", "Enter your Memos username and password, or paste an access token.", 400
 	}
-	budgets := []budget{
-		{"consent/" + grant, attemptsPerRequest, "This page has had too many sign-in attempts. Go back to the app and connect again."},
-		{"address/" + clientAddress(req), attemptsPerAddress, "Too many sign-in attempts came from your network."},
-	}
+	// The wider budgets come first: an attempt they refuse writes nothing,
+	// so past them a burst of new pages (or usernames) costs no storage.
+	budgets := []budget{{"address/" + clientAddress(req), attemptsPerAddress, "Too many sign-in attempts came from your network."}}
 	if pasted == "" {
 		budgets = append(budgets, budget{"user/" + strings.ToLower(username), attemptsPerUser, "Too many sign-in attempts were made for this username."})
 	}
+	budgets = append(budgets, budget{"consent/" + grant, attemptsPerRequest, "This page has had too many sign-in attempts. Go back to the app and connect again."})
 	for _, b := range budgets {
 		wait, err := s.opts.Store.Hit(ctx, b.key, b.limit, attemptWindow)
 		if err != nil {
@@ -232,13 +232,26 @@ type budget struct {
 	refusal string
 }
 
-// clientAddress is the address the request came from, as Cloudflare tells
-// it; requests without one (the native build) share one budget.
+// clientAddress names the budget of the address the request came from, as
+// Cloudflare tells it: an IPv4 address, or the /64 an IPv6 address is in
+// (a subscriber commonly holds a whole /64, so each of its 2^64 addresses
+// is no new budget). Requests without one (the native build) share one.
 func clientAddress(req *web.Request) string {
-	if a := req.Header.Get("cf-connecting-ip"); a != "" {
+	a := req.Header.Get("cf-connecting-ip")
+	ip, ok := uri.ParseIP(a)
+	switch {
+	case a == "":
+		return "unknown"
+	case !ok || ip.Is4():
 		return a
 	}
-	return "unknown"
+	b := ip.As16()
+	net := make([]byte, 0, len("ffff:ffff:ffff:ffff::/64"))
+	for i := 0; i < 8; i += 2 {
+		net = strconv.AppendUint(net, uint64(b[i])<<8|uint64(b[i+1]), 16)
+		net = append(net, ':')
+	}
+	return string(net) + ":/64"
 }
 
 // minutes says how long d is, for people, rounded up to a minute.

@@ -890,3 +890,47 @@ func TestMemosRefusalsOnConsent(t *testing.T) {
 		})
 	}
 }
+
+// The address and username budgets refuse before anything is stored for the
+// page: past them, a burst of fresh consent pages adds no key to the store.
+// IPv6 addresses share the budget of their /64.
+func TestSignInBudgetsStoreNothingPastThem(t *testing.T) {
+	h := newHarness(t, testSecret)
+	id, _ := h.registerClient("none")
+	attempt := func(addr, username string) *web.Response {
+		p, c := h.consent(id, "")
+		return h.do("POST", "/authorize", web.Header{"content-type": "application/x-www-form-urlencoded", "cookie": c, "cf-connecting-ip": addr},
+			form("request", p, "decision", "allow", "username", username, "password", "wrong"))
+	}
+	for i := range attemptsPerAddress {
+		if resp := attempt("2001:db8:1:2::"+strconv.FormatInt(int64(i+1), 16), "user"+strconv.Itoa(i)); resp.Status != 400 {
+			t.Fatalf("attempt %d: %d", i+1, resp.Status)
+		}
+	}
+	keys := h.store.Len()
+	for i := range 20 {
+		resp := attempt("2001:db8:1:2:"+strconv.Itoa(i+1)+"::7", "other"+strconv.Itoa(i))
+		if resp.Status != 429 || !strings.Contains(string(resp.Body), "your network") {
+			t.Fatalf("refused attempt %d from the same /64: %d %.300s", i+1, resp.Status, resp.Body)
+		}
+	}
+	if got := h.store.Len(); got != keys {
+		t.Errorf("20 refused attempts added %d keys to the store, want none", got-keys)
+	}
+	if resp := attempt("2001:db8:1:3::1", "ann"); resp.Status != 400 {
+		t.Errorf("the next /64: %d, want its own budget", resp.Status)
+	}
+	// Past a username's budget likewise, from addresses with budget left.
+	for i := range attemptsPerUser {
+		attempt("192.0.2."+strconv.Itoa(i+1), "bob")
+	}
+	keys = h.store.Len()
+	for i := range 5 {
+		if resp := attempt("192.0.2."+strconv.Itoa(i+1), "Bob"); resp.Status != 429 || !strings.Contains(string(resp.Body), "this username") {
+			t.Fatalf("refused attempt %d for the username: %d", i+1, resp.Status)
+		}
+	}
+	if got := h.store.Len(); got != keys {
+		t.Errorf("5 refused attempts for a username added %d keys, want none", got-keys)
+	}
+}
