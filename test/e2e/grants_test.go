@@ -157,9 +157,10 @@ func (g *restartableGateway) restart() {
 	g.start()
 }
 
-// A spent code and a rotated-away refresh token stay spent across a restart
-// (a fresh isolate), however they are written; their reuse ends the grant,
-// so the rightful chain stops working too, and the access token with it.
+// A spent code and a rotated-away refresh token whose successor was used
+// stay spent across a restart (a fresh isolate), however they are written;
+// their reuse ends the grant, so the rightful chain stops working too, and
+// the access token with it.
 func TestOAuthReplayAcrossRestart(t *testing.T) {
 	gw := startRestartableGateway(t)
 	c := registerOAuthClient(t, gw.w.URL)
@@ -176,6 +177,12 @@ func TestOAuthReplayAcrossRestart(t *testing.T) {
 		t.Fatalf("refresh: %d %v", status, out)
 	}
 	gw.restart()
+	// The successor is used, so refresh is past forgiving a lost answer.
+	status, out = c.token(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rotated}})
+	rotated, _ = out["refresh_token"].(string)
+	if status != 200 || rotated == "" {
+		t.Fatalf("the successor's refresh after the restart: %d %v", status, out)
+	}
 	if status, _ := mcpStatus(t, gw.w.URL, access); status != 200 {
 		t.Fatalf("the access token after the restart, before any replay: %d", status)
 	}
