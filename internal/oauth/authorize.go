@@ -56,7 +56,7 @@ func (s *Server) authorize(ctx context.Context, req *web.Request) *web.Response 
 // redirect URI: nobody has acted yet, and anyone can register a client
 // that names any address (an open redirector otherwise).
 func (s *Server) consentRequest(ctx context.Context, req *web.Request, q uri.Values) *web.Response {
-	c, err := s.lookupClient(ctx, q.Get("client_id"))
+	c, err := s.lookupClient(ctx, q.Get("client_id"), q.Get("redirect_uri"))
 	if err != nil {
 		return errorPage(400, "The app that sent you here is not known to this server: "+err.Error()+". Go back to the app and connect again.")
 	}
@@ -74,7 +74,7 @@ func (s *Server) consentRequest(ctx context.Context, req *web.Request, q uri.Val
 		problem = "it asked for response_type " + rawjson.Quote(q.Get("response_type")) + "; this server answers code only"
 	case q.Get("code_challenge") == "" || q.Get("code_challenge_method") != "S256":
 		problem = "it sent no PKCE code challenge with method S256, which this server requires"
-	case q.Get("resource") != "" && q.Get("resource") != resource(req):
+	case !sameResource(q.Get("resource"), resource(req)):
 		problem = "it asked for access to " + rawjson.Quote(q.Get("resource")) + "; this server grants access to " + resource(req) + " only"
 	case !knownScopes(scope):
 		problem = "it asked for scopes this server does not know; they are " + ScopeRead + " and " + ScopeWrite

@@ -96,7 +96,7 @@ func (s *Server) openGrant(purpose, prefix, what, text string, c client, form ur
 		return r, oauthError(400, "invalid_grant", "the "+what+" is not valid or has expired")
 	case r.Client != clientRef(c.ID):
 		return r, oauthError(400, "invalid_grant", "the "+what+" was issued to another client")
-	case form.Get("resource") != "" && form.Get("resource") != r.Resource:
+	case !sameResource(form.Get("resource"), r.Resource):
 		return r, oauthError(400, "invalid_target", "this server grants access to "+r.Resource+" only")
 	}
 	return r, nil

@@ -44,10 +44,16 @@ func registerOAuthClient(t *testing.T, base string) *oauthClient {
 }
 
 // authorizeURL is the address of an authorization request by c.
-func (c *oauthClient) authorizeURL() string {
+func (c *oauthClient) authorizeURL() string { return c.authorizeURLWith(nil) }
+
+// authorizeURLWith is authorizeURL with the parameters of params set.
+func (c *oauthClient) authorizeURLWith(params url.Values) string {
 	sum := sha256.Sum256([]byte(c.verifier))
 	q := url.Values{"response_type": {"code"}, "client_id": {c.id}, "redirect_uri": {c.redirect}, "state": {"s"},
 		"code_challenge": {base64.RawURLEncoding.EncodeToString(sum[:])}, "code_challenge_method": {"S256"}, "resource": {c.base + "/mcp"}}
+	for k, v := range params {
+		q[k] = v
+	}
 	return c.base + "/authorize?" + q.Encode()
 }
 
