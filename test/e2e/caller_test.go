@@ -194,8 +194,8 @@ func TestVerifiedCallers(t *testing.T) {
 			t.Fatalf("current user: %v", user)
 		}
 		memosAPI(t, "DELETE", "/api/v1/"+name, "")
-		// Within the minute the gateway remembers the token, the tool call
-		// finds Memos refusing it, and the request is answered 401.
+		// Whether the gateway still holds the acceptance (the tool call
+		// finds Memos refusing it) or asks again, the answer is 401.
 		resp, answer := rpcPost(t, gw.URL, "Bearer "+token, whoAmIBody)
 		refusedToken(t, "the call after the deletion", resp, answer)
 		resp, answer = rpcPost(t, gw.URL, "Bearer "+token, listMemosBody)
