@@ -3,9 +3,13 @@
 package e2e
 
 import (
+	"net/url"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/tidwall/gjson"
 )
 
 // promisedWindow is how long after its deletion in Memos a token may still
@@ -59,4 +63,36 @@ func TestDeletedTokenRefused(t *testing.T) {
 			t.Errorf("passed Access with the token after Memos refused it: %v; want nothing", got)
 		}
 	})
+}
+
+// The same holds for a grant's own Memos token: deleting "MCP: <app>" in
+// Memos, as people are told they may, has the grant's access token refused
+// at /mcp once the promised window is over, on a read that Memos would
+// answer as an anonymous visitor's.
+func TestDeletedGrantTokenRefused(t *testing.T) {
+	gw := startOAuthGateway(t, nil)
+	c := registerOAuthClient(t, gw.URL)
+	status, out := c.token(url.Values{"grant_type": {"authorization_code"}, "code": {c.code("read")}, "code_verifier": {c.verifier}})
+	access, _ := out["access_token"].(string)
+	if status != 200 || access == "" {
+		t.Fatalf("exchange: %d %v", status, out)
+	}
+	if status, _ := mcpPost(t, gw.URL, access, listMemosBody); status != 200 {
+		t.Fatalf("a read before the deletion: %d", status)
+	}
+	list := memosAPI(t, "GET", "/api/v1/users/"+memos.Username+"/personalAccessTokens", "")
+	var names []string
+	for _, pat := range gjson.Get(list, "personalAccessTokens").Array() {
+		if pat.Get("description").Str == "MCP: "+t.Name() {
+			names = append(names, pat.Get("name").Str)
+		}
+	}
+	if len(names) != 1 {
+		t.Fatalf("the grant's tokens in Memos: %v", names)
+	}
+	memosAPI(t, "DELETE", "/api/v1/"+names[0], "")
+	time.Sleep(promisedWindow + time.Second)
+	if status, challenge := mcpPost(t, gw.URL, access, listMemosBody); status != 401 || !strings.Contains(challenge, `error="invalid_token"`) {
+		t.Errorf("a read after the window: %d %q; want 401 invalid_token", status, challenge)
+	}
 }

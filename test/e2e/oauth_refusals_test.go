@@ -24,11 +24,13 @@ type oauthClient struct {
 	verifier           string
 }
 
+// registerOAuthClient registers a client named after the test, so that the
+// Memos tokens of its grants are called "MCP: <test name>".
 func registerOAuthClient(t *testing.T, base string) *oauthClient {
 	t.Helper()
 	c := &oauthClient{t: t, base: base, redirect: "http://127.0.0.1:9/callback", verifier: strings.Repeat("v", 50)}
 	resp, err := http.Post(base+"/register", "application/json",
-		strings.NewReader(`{"client_name":"e2e refusals","redirect_uris":["`+c.redirect+`"],"token_endpoint_auth_method":"none"}`))
+		strings.NewReader(`{"client_name":"`+t.Name()+`","redirect_uris":["`+c.redirect+`"],"token_endpoint_auth_method":"none"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
