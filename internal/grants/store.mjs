@@ -10,9 +10,8 @@
 // A missing or forgotten key is 0. until (Unix seconds) is when the key may
 // be forgotten; an alarm then deletes the object's storage, tables
 // included, and the next write makes them again. Reads and refusals write
-// nothing, so an object that is only asked about stores nothing. An object
-// runs one request at a time and its writes here are synchronous, so each
-// operation is atomic.
+// nothing. An object runs one request at a time and its writes here are
+// synchronous, so each operation is atomic.
 const ended = -1;
 
 const schema =
