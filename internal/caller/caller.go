@@ -23,9 +23,14 @@ import (
 // ErrRefused is a token Memos does not accept: unknown, deleted or expired.
 var ErrRefused = errors.New("Memos does not accept this token")
 
-// Defaults of Options.
+// Defaults of Options. DefaultAccepted is short because Memos (v0.30)
+// answers reads with a token it no longer knows as it answers an anonymous
+// visitor (200 and the public memos), so a deleted token is found out only
+// by asking: for up to DefaultAccepted after its deletion, per isolate, it
+// still reaches Memos as an anonymous caller. Each token in use costs one
+// check per DefaultAccepted per isolate.
 const (
-	DefaultAccepted    = 60 * time.Second
+	DefaultAccepted    = 5 * time.Second
 	DefaultRefused     = 5 * time.Second
 	DefaultStale       = 5 * time.Minute
 	DefaultMaxAccepted = 256
@@ -182,11 +187,13 @@ func (v *Verifier) put(table map[key]entry, k key, e entry, max int, life time.D
 	table[k] = e
 }
 
-// Forget drops what is known of token, so that the next request with it asks
-// Memos again: a tool call found it refused.
+// Forget drops the acceptance of token and takes it as refused, as a tool
+// call found it: nothing more of the caller's goes to Memos with it until
+// Memos is asked again, after Options.Refused.
 func (v *Verifier) Forget(token string) {
 	k := key(sha256.Sum256([]byte(token)))
 	v.mu.Lock()
 	delete(v.accepted, k)
+	v.put(v.refused, k, entry{at: v.opts.Now()}, v.opts.MaxRefused, v.opts.Refused)
 	v.mu.Unlock()
 }

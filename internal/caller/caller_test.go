@@ -64,8 +64,8 @@ func TestVerify(t *testing.T) {
 	}{
 		{name: "accepted token is asked about once per TTL", steps: []step{
 			{token: "good", user: "users/alice", asked: 1},
-			{advance: 59 * time.Second, token: "good", user: "users/alice", asked: 1},
-			{advance: time.Second, token: "good", user: "users/alice", asked: 2},
+			{advance: DefaultAccepted - time.Millisecond, token: "good", user: "users/alice", asked: 1},
+			{advance: time.Millisecond, token: "good", user: "users/alice", asked: 2},
 		}},
 		{name: "refused token is remembered for a few seconds", steps: []step{
 			{token: "made-up", err: ErrRefused, asked: 1},
@@ -99,7 +99,8 @@ func TestVerify(t *testing.T) {
 }
 
 // A token that Memos refuses once it had accepted it, as a tool call finds,
-// is asked about again at once after Forget.
+// is refused at once after Forget, without asking Memos, until a refusal's
+// time is over; then Memos is asked again.
 func TestForget(t *testing.T) {
 	m, c := newMemos(map[string]string{"good": "users/alice"}), newClock()
 	v := New(m.check, Options{Now: c.Now})
@@ -109,8 +110,12 @@ func TestForget(t *testing.T) {
 		t.Fatalf("within the TTL: %v after %d checks", err, m.calls())
 	}
 	v.Forget("good")
+	if _, err := v.Verify(t.Context(), "good"); !errors.Is(err, ErrRefused) || m.calls() != 1 {
+		t.Errorf("after Forget: %v after %d checks, want refused after 1", err, m.calls())
+	}
+	c.advance(DefaultRefused)
 	if _, err := v.Verify(t.Context(), "good"); !errors.Is(err, ErrRefused) || m.calls() != 2 {
-		t.Errorf("after Forget: %v after %d checks, want refused after 2", err, m.calls())
+		t.Errorf("after the refusal's time: %v after %d checks, want refused after 2", err, m.calls())
 	}
 }
 

@@ -17,7 +17,7 @@ var limited = &memos.Error{Status: 429, Msg: "429 Too Many Requests: too many re
 func TestAuthorize(t *testing.T) {
 	memos := map[string]string{"good": "users/alice"}
 	var asked int
-	v := New(func(_ context.Context, token string) (string, error) {
+	check := func(_ context.Context, token string) (string, error) {
 		asked++
 		switch token {
 		case "busy":
@@ -29,7 +29,7 @@ func TestAuthorize(t *testing.T) {
 			return u, nil
 		}
 		return "", refusal
-	}, Options{})
+	}
 	for _, tc := range []struct {
 		name, header string
 		forwarded    string // the Authorization sent on
@@ -51,7 +51,7 @@ func TestAuthorize(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			asked = 0
-			v.Forget("good")
+			v := New(check, Options{})
 			req := &web.Request{Method: "POST", URL: "https://gw.example/mcp", Header: web.Header{"authorization": tc.header}}
 			got, readOnly, refusal := v.Authorize(t.Context(), req)
 			if asked != tc.asked || readOnly {
@@ -81,7 +81,8 @@ func TestAuthorize(t *testing.T) {
 	}
 }
 
-// Revoked forgets the token a tool call found refused and answers 401.
+// Revoked takes the token a tool call found refused as refused and answers
+// 401; the next request is refused without reaching Memos.
 func TestRevoked(t *testing.T) {
 	memos := map[string]string{"good": "users/alice"}
 	asked := 0
@@ -99,8 +100,8 @@ func TestRevoked(t *testing.T) {
 	if resp.Status != 401 || !strings.Contains(resp.Header.Get("www-authenticate"), `error="invalid_token"`) {
 		t.Errorf("Revoked: %d %v", resp.Status, resp.Header)
 	}
-	if _, _, refusal := v.Authorize(t.Context(), req); refusal == nil || refusal.Status != 401 || asked != 2 {
-		t.Errorf("the next request: %v after %d checks, want 401 after 2", refusal, asked)
+	if _, _, refusal := v.Authorize(t.Context(), req); refusal == nil || refusal.Status != 401 || asked != 1 {
+		t.Errorf("the next request: %v after %d checks, want 401 without asking Memos again", refusal, asked)
 	}
 	anonymous := &web.Request{Method: "POST", URL: "https://gw.example/mcp", Header: web.Header{}}
 	if resp := v.Revoked(anonymous); resp != nil {

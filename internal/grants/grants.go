@@ -20,21 +20,35 @@ import (
 // refused by Memos. An ended grant never advances again.
 const Ended = -1
 
+// Step is the outcome of an Advance.
+type Step struct {
+	// Moved is whether the key moved from the value asked for to the next.
+	Moved bool
+	// Value is the key's value now.
+	Value int64
+	// Age is how long the key has held Value: zero when it just moved, and
+	// for a key that never moved. It lets a caller tell a step taken moments
+	// ago (a retry of it, whose answer was lost) from an old one.
+	Age time.Duration
+}
+
 // ErrUnavailable is any failure to reach the store or to read its answer.
 // Callers fail closed on it: nothing is issued or accepted on a guess.
 var ErrUnavailable = errors.New("the grant store could not be reached")
 
 // A key's value starts at 0. Advance(key, from) moves it to from+1 when it
-// is from, and otherwise leaves it, reporting whether it moved and the value
-// now; End sets it to Ended for good. until is
-// when the key may be forgotten: by then every sealed record naming it has
-// expired, so a forgotten key cannot be replayed back to life.
+// is from, and otherwise leaves it, reporting what it found (Step); End sets
+// it to Ended for good. until is when the key may be forgotten: by then
+// every sealed record naming it has expired, so a forgotten key cannot be
+// replayed back to life. A forgotten key reads as 0 again, and the store
+// keeps answering for it.
 //
 // Hit counts one attempt under key and reports, when the key has already
 // had limit attempts within window, how long until the oldest of them
-// leaves it (the attempt is then not counted).
+// leaves it (the attempt is then not counted, and nothing is written). A
+// key that has had no attempt is not stored until it has one.
 type Store interface {
-	Advance(ctx context.Context, key string, from int64, until time.Time) (moved bool, value int64, err error)
+	Advance(ctx context.Context, key string, from int64, until time.Time) (Step, error)
 	End(ctx context.Context, key string, until time.Time) error
 	Get(ctx context.Context, key string) (int64, error)
 	Hit(ctx context.Context, key string, limit int, window time.Duration) (retryAfter time.Duration, err error)

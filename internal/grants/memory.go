@@ -20,6 +20,7 @@ type Memory struct {
 
 type counter struct {
 	value int64
+	at    time.Time // when value was set
 	until time.Time
 	hits  []time.Time // oldest first
 }
@@ -62,19 +63,24 @@ func (m *Memory) evict(now time.Time) {
 	}
 }
 
-func (m *Memory) Advance(_ context.Context, key string, from int64, until time.Time) (bool, int64, error) {
+func (m *Memory) Advance(_ context.Context, key string, from int64, until time.Time) (Step, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	c := m.get(key, true)
 	if c == nil {
-		return false, 0, ErrUnavailable
+		return Step{}, ErrUnavailable
 	}
+	now := m.now()
 	if c.value != from || from == Ended {
-		return false, c.value, nil
+		var age time.Duration
+		if !c.at.IsZero() {
+			age = now.Sub(c.at)
+		}
+		return Step{Value: c.value, Age: age}, nil
 	}
 	c.value++
-	c.until = later(c.until, until)
-	return true, c.value, nil
+	c.at, c.until = now, later(c.until, until)
+	return Step{Moved: true, Value: c.value}, nil
 }
 
 func (m *Memory) End(_ context.Context, key string, until time.Time) error {
@@ -84,7 +90,7 @@ func (m *Memory) End(_ context.Context, key string, until time.Time) error {
 	if c == nil {
 		return ErrUnavailable
 	}
-	c.value, c.until = Ended, later(c.until, until)
+	c.value, c.at, c.until = Ended, m.now(), later(c.until, until)
 	return nil
 }
 

@@ -12,6 +12,9 @@ import (
 
 func TestMemory(t *testing.T) {
 	grantstest.Check(t, grants.NewMemory(nil), "")
+	offset := time.Duration(0)
+	m := grants.NewMemory(func() time.Time { return time.Now().Add(offset) })
+	grantstest.CheckForgetting(t, m, "", func(d time.Duration) { offset += d })
 }
 
 // Keys are forgotten once their time is over, and attempts leave the
@@ -21,7 +24,11 @@ func TestMemoryExpiry(t *testing.T) {
 	m := grants.NewMemory(func() time.Time { return now })
 	ctx := context.Background()
 	m.Advance(ctx, "g", 0, now.Add(time.Hour))
-	now = now.Add(time.Hour - time.Second)
+	now = now.Add(30 * time.Second)
+	if step, _ := m.Advance(ctx, "g", 0, now.Add(time.Hour)); step.Moved || step.Age != 30*time.Second {
+		t.Errorf("the step repeated after 30s: %+v", step)
+	}
+	now = now.Add(time.Hour - 30*time.Second - time.Second)
 	if v, _ := m.Get(ctx, "g"); v != 1 {
 		t.Errorf("before its time: %d", v)
 	}

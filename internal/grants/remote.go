@@ -26,9 +26,9 @@ const timeout = 5 * time.Second
 // should refuse longer ones.
 const MaxAnswerBytes = 256
 
-func (r Remote) Advance(ctx context.Context, key string, from int64, until time.Time) (bool, int64, error) {
+func (r Remote) Advance(ctx context.Context, key string, from int64, until time.Time) (Step, error) {
 	a, err := r.do(ctx, key, `{"op":"advance","from":`+strconv.FormatInt(from, 10)+`,"until":`+unix(until)+`}`)
-	return a.moved, a.value, err
+	return Step{Moved: a.moved, Value: a.value, Age: time.Duration(a.age) * time.Second}, err
 }
 
 func (r Remote) End(ctx context.Context, key string, until time.Time) error {
@@ -47,8 +47,8 @@ func (r Remote) Hit(ctx context.Context, key string, limit int, window time.Dura
 }
 
 type answer struct {
-	moved             bool
-	value, retryAfter int64
+	moved                  bool
+	value, retryAfter, age int64
 }
 
 // do sends one operation on key and reads the object's answer; anything
@@ -65,11 +65,11 @@ func (r Remote) do(ctx context.Context, key, op string) (answer, error) {
 		return answer{}, errors.Join(ErrUnavailable, errors.New("it answered "+strconv.Itoa(resp.Status)))
 	}
 	doc := rawjson.ParseBytes(resp.Body)
-	value, retry := doc.Get("value"), doc.Get("retryAfter")
-	if value.Kind != rawjson.Number || retry.Exists() && retry.Kind != rawjson.Number {
+	value, retry, age := doc.Get("value"), doc.Get("retryAfter"), doc.Get("age")
+	if value.Kind != rawjson.Number || retry.Exists() && retry.Kind != rawjson.Number || age.Exists() && age.Kind != rawjson.Number {
 		return answer{}, errors.Join(ErrUnavailable, errors.New("its answer has no value"))
 	}
-	return answer{moved: doc.Get("moved").Bool(), value: value.Int(), retryAfter: retry.Int()}, nil
+	return answer{moved: doc.Get("moved").Bool(), value: value.Int(), retryAfter: retry.Int(), age: age.Int()}, nil
 }
 
 func unix(t time.Time) string { return strconv.FormatInt(t.Unix(), 10) }

@@ -56,7 +56,7 @@ func (s *Server) authorize(ctx context.Context, req *web.Request) *web.Response 
 // redirect URI: nobody has acted yet, and anyone can register a client
 // that names any address (an open redirector otherwise).
 func (s *Server) consentRequest(ctx context.Context, req *web.Request, q uri.Values) *web.Response {
-	c, err := s.lookupClient(ctx, q.Get("client_id"))
+	c, err := s.lookupClient(ctx, q.Get("client_id"), q.Get("redirect_uri"))
 	if err != nil {
 		return errorPage(400, "The app that sent you here is not known to this server: "+err.Error()+". Go back to the app and connect again.")
 	}
@@ -74,7 +74,7 @@ func (s *Server) consentRequest(ctx context.Context, req *web.Request, q uri.Val
 		problem = "it asked for response_type " + rawjson.Quote(q.Get("response_type")) + "; this server answers code only"
 	case q.Get("code_challenge") == "" || q.Get("code_challenge_method") != "S256":
 		problem = "it sent no PKCE code challenge with method S256, which this server requires"
-	case q.Get("resource") != "" && q.Get("resource") != resource(req):
+	case !sameResource(q.Get("resource"), resource(req)):
 		problem = "it asked for access to " + rawjson.Quote(q.Get("resource")) + "; this server grants access to " + resource(req) + " only"
 	case !knownScopes(scope):
 		problem = "it asked for scopes this server does not know; they are " + ScopeRead + " and " + ScopeWrite
@@ -143,11 +143,11 @@ func (s *Server) consentAnswer(ctx context.Context, req *web.Request) *web.Respo
 	// The consent is spent before the token is made: a page posted twice
 	// makes one grant and one token.
 	until := s.grantEnd(chosen.Days)
-	switch moved, _, err := s.opts.Store.Advance(ctx, grantKey(r.Grant), 0, until); {
+	switch step, err := s.opts.Store.Advance(ctx, grantKey(r.Grant), 0, until); {
 	case err != nil:
 		logline.Print("grant store: ", err.Error())
 		return again(503, "This server cannot record the connection right now. Try again in a moment.")
-	case !moved:
+	case !step.Moved:
 		return errorPage(409, "This page was used already. Go back to the app and connect again if it did not connect.")
 	}
 	name := r.Name
@@ -178,13 +178,13 @@ func (s *Server) signIn(ctx context.Context, req *web.Request, form uri.Values, 
 	if pasted == "" && (username == "" || password == "") {
 		return "", "", "Enter your Memos username and password, or paste an access token.", 400
 	}
-	budgets := []budget{
-		{"consent/" + grant, attemptsPerRequest, "This page has had too many sign-in attempts. Go back to the app and connect again."},
-		{"address/" + clientAddress(req), attemptsPerAddress, "Too many sign-in attempts came from your network."},
-	}
+	// The wider budgets come first: an attempt they refuse writes nothing,
+	// so past them a burst of new pages (or usernames) costs no storage.
+	budgets := []budget{{"address/" + clientAddress(req), attemptsPerAddress, "Too many sign-in attempts came from your network."}}
 	if pasted == "" {
 		budgets = append(budgets, budget{"user/" + strings.ToLower(username), attemptsPerUser, "Too many sign-in attempts were made for this username."})
 	}
+	budgets = append(budgets, budget{"consent/" + grant, attemptsPerRequest, "This page has had too many sign-in attempts. Go back to the app and connect again."})
 	for _, b := range budgets {
 		wait, err := s.opts.Store.Hit(ctx, b.key, b.limit, attemptWindow)
 		if err != nil {
@@ -232,13 +232,26 @@ type budget struct {
 	refusal string
 }
 
-// clientAddress is the address the request came from, as Cloudflare tells
-// it; requests without one (the native build) share one budget.
+// clientAddress names the budget of the address the request came from, as
+// Cloudflare tells it: an IPv4 address, or the /64 an IPv6 address is in
+// (a subscriber commonly holds a whole /64, so each of its 2^64 addresses
+// is no new budget). Requests without one (the native build) share one.
 func clientAddress(req *web.Request) string {
-	if a := req.Header.Get("cf-connecting-ip"); a != "" {
+	a := req.Header.Get("cf-connecting-ip")
+	ip, ok := uri.ParseIP(a)
+	switch {
+	case a == "":
+		return "unknown"
+	case !ok || ip.Is4():
 		return a
 	}
-	return "unknown"
+	b := ip.As16()
+	net := make([]byte, 0, len("ffff:ffff:ffff:ffff::/64"))
+	for i := 0; i < 8; i += 2 {
+		net = strconv.AppendUint(net, uint64(b[i])<<8|uint64(b[i+1]), 16)
+		net = append(net, ':')
+	}
+	return string(net) + ":/64"
 }
 
 // minutes says how long d is, for people, rounded up to a minute.

@@ -57,9 +57,10 @@ func (s *Server) Authorize(ctx context.Context, req *web.Request) (authorization
 	return "Bearer " + r.Token, !hasScope(r.Scope, ScopeWrite), nil
 }
 
-// verify checks with Memos (at most once a minute per token and isolate)
-// that it still accepts a Memos token: one deleted in Memos, or unknown,
-// is refused here rather than served as an anonymous visitor.
+// verify checks with Memos (at most once per caller.DefaultAccepted per
+// token and isolate) that it still accepts a Memos token: one deleted in
+// Memos, or unknown, is refused here rather than served as an anonymous
+// visitor.
 func (s *Server) verify(ctx context.Context, req *web.Request, token string) *web.Response {
 	_, err := s.opts.Callers.Verify(ctx, token)
 	switch {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,18 +31,24 @@ const DocumentMaxBytes = 16 << 10
 
 // Limits on what a client may register or describe.
 const (
-	maxRedirects   = 8
-	maxURILen      = 512
-	maxNameLen     = 100
-	cimdTimeout    = 5 * time.Second
-	cimdCacheTTL   = 10 * time.Minute
-	cimdCacheLimit = 64
+	maxRedirects = 8
+	// A client document may list more: some clients (ChatGPT) give each
+	// connector a redirect URI of its own, all in their one document.
+	maxDocumentRedirects = 64
+	maxURILen            = 512
+	maxNameLen           = 100
+	cimdTimeout          = 5 * time.Second
+	cimdCacheTTL         = 10 * time.Minute
+	cimdCacheLimit       = 64
 )
 
 var errUnknownClient = errors.New("unknown client")
 
-// lookupClient returns the client called id.
-func (s *Server) lookupClient(ctx context.Context, id string) (client, error) {
+// lookupClient returns the client called id. A client document is read
+// from this isolate's cache, unless the copy there lacks redirect (when not
+// empty): a client that gives each connector a redirect URI of its own
+// adds one to its document for a new connector, so it is fetched again.
+func (s *Server) lookupClient(ctx context.Context, id, redirect string) (client, error) {
 	if strings.HasPrefix(id, clientPrefix) {
 		r, err := s.open(purposeClient, clientPrefix, id)
 		if err != nil {
@@ -49,10 +56,18 @@ func (s *Server) lookupClient(ctx context.Context, id string) (client, error) {
 		}
 		return client{ID: id, Name: r.Name, Redirects: r.Redirects, AuthMethod: r.AuthMethod}, nil
 	}
-	if fetchURL, ok := s.documentURL(id); ok {
-		return s.fetchClient(ctx, id, fetchURL)
+	fetchURL, ok := s.documentURL(id)
+	if !ok {
+		return client{}, errUnknownClient
 	}
-	return client{}, errUnknownClient
+	now := s.opts.Now()
+	s.clients.mu.Lock()
+	cached, ok := s.clients.docs[id]
+	s.clients.mu.Unlock()
+	if ok && cached.expires.After(now) && (redirect == "" || slices.Contains(cached.c.Redirects, redirect)) {
+		return cached.c, nil
+	}
+	return s.fetchClient(ctx, id, fetchURL)
 }
 
 // checkedURL parses u, an absolute http(s) URL without fragment or
@@ -134,15 +149,8 @@ type cachedClient struct {
 }
 
 // fetchClient reads a client ID metadata document, within a size and time
-// limit, without following redirects.
+// limit, without following redirects, and caches it.
 func (s *Server) fetchClient(ctx context.Context, id, fetchURL string) (client, error) {
-	now := s.opts.Now()
-	s.clients.mu.Lock()
-	cached, ok := s.clients.docs[id]
-	s.clients.mu.Unlock()
-	if ok && cached.expires.After(now) {
-		return cached.c, nil
-	}
 	resp, err := s.opts.Fetch.Do(ctx, &web.Request{Method: "GET", URL: fetchURL, Header: web.Header{"accept": "application/json"}, Timeout: cimdTimeout})
 	if err != nil { // Fetch refuses documents over DocumentMaxBytes
 		return client{}, errors.New("its client ID metadata document could not be fetched")
@@ -165,14 +173,14 @@ func (s *Server) fetchClient(ctx context.Context, id, fetchURL string) (client, 
 		}
 		c.Redirects = append(c.Redirects, u.Str)
 	}
-	if len(c.Redirects) == 0 || len(c.Redirects) > maxRedirects {
+	if len(c.Redirects) == 0 || len(c.Redirects) > maxDocumentRedirects {
 		return client{}, errors.New("its client ID metadata document lists no redirect URIs, or too many")
 	}
 	s.clients.mu.Lock()
 	if len(s.clients.docs) >= cimdCacheLimit {
 		clear(s.clients.docs)
 	}
-	s.clients.docs[id] = cachedClient{c: c, expires: now.Add(cimdCacheTTL)}
+	s.clients.docs[id] = cachedClient{c: c, expires: s.opts.Now().Add(cimdCacheTTL)}
 	s.clients.mu.Unlock()
 	return c, nil
 }
@@ -288,7 +296,7 @@ func (s *Server) authenticateClient(ctx context.Context, req *web.Request, form 
 	if id == "" {
 		return client{}, oauthError(401, "invalid_client", "client_id is missing")
 	}
-	c, err := s.lookupClient(ctx, id)
+	c, err := s.lookupClient(ctx, id, "")
 	if err != nil {
 		return client{}, oauthError(401, "invalid_client", "the client is not known here ("+err.Error()+"): register it again")
 	}

@@ -164,7 +164,7 @@ func TestClientDocument(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			docs := &documentServer{id: id, name: tc.clientName, redirects: tc.redirects}
 			s := newClientServer(t, true, docs)
-			c, err := s.lookupClient(context.Background(), id)
+			c, err := s.lookupClient(context.Background(), id, "")
 			if (err == nil) != tc.ok {
 				t.Fatalf("lookupClient: %+v, %v; want ok %v", c, err, tc.ok)
 			}
@@ -174,13 +174,22 @@ func TestClientDocument(t *testing.T) {
 	// the client_id as the client sent it.
 	docs := &documentServer{id: "https://Client.Example.org:443/meta.json", redirects: []string{"https://app.example.net/cb"}}
 	s := newClientServer(t, false, docs)
-	if _, err := s.lookupClient(context.Background(), docs.id); err != nil || len(docs.fetched) != 1 || docs.fetched[0] != "https://client.example.org/meta.json" {
+	if _, err := s.lookupClient(context.Background(), docs.id, ""); err != nil || len(docs.fetched) != 1 || docs.fetched[0] != "https://client.example.org/meta.json" {
 		t.Errorf("lookupClient: %v; fetched %q", err, docs.fetched)
+	}
+	// A redirect URI the cached copy lacks (a new connector's) has the
+	// document fetched again; one it holds does not.
+	docs.redirects = append(docs.redirects, "https://app.example.net/connector/2")
+	if c, err := s.lookupClient(context.Background(), docs.id, "https://app.example.net/connector/2"); err != nil || len(c.Redirects) != 2 || len(docs.fetched) != 2 {
+		t.Errorf("a new connector's redirect URI: %v, %v; fetched %d times", c.Redirects, err, len(docs.fetched))
+	}
+	if _, err := s.lookupClient(context.Background(), docs.id, "https://app.example.net/cb"); err != nil || len(docs.fetched) != 2 {
+		t.Errorf("a cached redirect URI: %v; fetched %d times", err, len(docs.fetched))
 	}
 	// A refused client ID URL is never fetched.
 	docs = &documentServer{id: "https://127.1/c", redirects: []string{"https://app.example.net/cb"}}
 	s = newClientServer(t, true, docs)
-	if _, err := s.lookupClient(context.Background(), docs.id); err == nil || len(docs.fetched) != 0 {
+	if _, err := s.lookupClient(context.Background(), docs.id, ""); err == nil || len(docs.fetched) != 0 {
 		t.Errorf("lookupClient: %v; fetched %q", err, docs.fetched)
 	}
 }

@@ -45,19 +45,32 @@ func (r record) generation() int64 {
 	return n
 }
 
-// advance moves r's grant on from the generation r carries. A refusal is
-// the token endpoint's answer: the grant has ended, or r was used already,
-// in which case the grant ends now, and with it its Memos token.
-func (s *Server) advance(ctx context.Context, r record, what string) (int64, *web.Response) {
-	moved, got, err := s.opts.Store.Advance(ctx, grantKey(r.Grant), r.generation(), r.until())
+// refreshRetryWindow is how long after a refresh its refresh token still
+// works as a retry: a client that lost the answer (a dropped connection, a
+// phone changing networks) or refreshed twice at once (two tabs) sends it
+// again and gets tokens at the grant's current generation, as the answer it
+// lost held. Only the one generation just left qualifies, so once the new
+// refresh token has been used the old one is a replay again.
+const refreshRetryWindow = time.Minute
+
+// advance moves r's grant on from the generation r carries, and returns the
+// generation to issue tokens at. A token one generation behind, presented
+// within retry of the step that left it behind, is a retry of that step:
+// it gets the current generation and moves nothing. A refusal is the token
+// endpoint's answer: the grant has ended, or r was used already, in which
+// case the grant ends now, and with it its Memos token.
+func (s *Server) advance(ctx context.Context, r record, what string, retry time.Duration) (int64, *web.Response) {
+	step, err := s.opts.Store.Advance(ctx, grantKey(r.Grant), r.generation(), r.until())
 	switch {
 	case err != nil:
 		logline.Print("grant store: ", err.Error())
 		return 0, oauthError(503, "temporarily_unavailable", "the authorization server cannot check grants right now: try again shortly")
-	case moved:
-		return got, nil
-	case got == grants.Ended:
+	case step.Moved:
+		return step.Value, nil
+	case step.Value == grants.Ended:
 		return 0, oauthError(400, "invalid_grant", "this grant has ended (revoked, expired or replayed): connect again")
+	case step.Value == r.generation()+1 && step.Age < retry:
+		return step.Value, nil
 	}
 	s.end(ctx, r)
 	return 0, oauthError(400, "invalid_grant", "the "+what+" was used already, so the grant it belongs to has ended: connect again")

@@ -27,3 +27,27 @@ func TestResourceMetadataNamesItsResource(t *testing.T) {
 		})
 	}
 }
+
+// A resource parameter names this server's resource with or without a
+// query; anything else is another resource.
+func TestSameResource(t *testing.T) {
+	const ours = "https://mcp.example.com/mcp"
+	for _, tc := range []struct {
+		asked string
+		same  bool
+	}{
+		{"", true},
+		{ours, true},
+		{ours + "?", true},
+		{ours + "?connector=abc&x=1", true},
+		{ours + "#top", false},
+		{ours + "/", false},
+		{"?connector=abc", false},
+		{"https://mcp.example.com/mcp2?x", false},
+		{"https://other.example.com/mcp", false},
+	} {
+		if got := sameResource(tc.asked, ours); got != tc.same {
+			t.Errorf("sameResource(%q) = %v, want %v", tc.asked, got, tc.same)
+		}
+	}
+}

@@ -155,6 +155,15 @@ func origin(req *web.Request) string {
 // resource is the protected resource's identifier: the MCP endpoint.
 func resource(req *web.Request) string { return origin(req) + "/mcp" }
 
+// sameResource reports whether a request's resource parameter (RFC 8707)
+// names ours, or names none. A query is allowed there, though discouraged,
+// and some clients copy the one of the URL they were given: the resource
+// is compared without it. A fragment is not allowed.
+func sameResource(asked, ours string) bool {
+	named, _, _ := strings.Cut(asked, "?")
+	return asked == "" || named == ours
+}
+
 // jsonResponse answers with a JSON body that no cache may keep.
 func jsonResponse(status int, body []byte) *web.Response {
 	return &web.Response{Status: status, Body: body, Header: web.Header{

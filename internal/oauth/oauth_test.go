@@ -111,9 +111,9 @@ type faultyStore struct {
 	down bool
 }
 
-func (f *faultyStore) Advance(ctx context.Context, key string, from int64, until time.Time) (bool, int64, error) {
+func (f *faultyStore) Advance(ctx context.Context, key string, from int64, until time.Time) (grants.Step, error) {
 	if f.down {
-		return false, 0, grants.ErrUnavailable
+		return grants.Step{}, grants.ErrUnavailable
 	}
 	return f.Memory.Advance(ctx, key, from, until)
 }
@@ -346,14 +346,19 @@ func TestReplay(t *testing.T) {
 		if rotated.Status != 200 {
 			t.Fatalf("refresh: %d %s", rotated.Status, rotated.Body)
 		}
+		// Its successor is used: old is now a replay, not a retry.
+		next := h.refresh(id, "", gjson.GetBytes(rotated.Body, "refresh_token").Str)
+		if next.Status != 200 {
+			t.Fatalf("the successor's refresh: %d %s", next.Status, next.Body)
+		}
 		for _, r := range respell {
 			if again := h.refresh(id, "", r.spell(old)); oauthErr(again) != "invalid_grant" {
 				t.Errorf("reused refresh token %s: %d %s", r.name, again.Status, again.Body)
 			}
 		}
 		// The rightful chain is ended too.
-		if next := h.refresh(id, "", gjson.GetBytes(rotated.Body, "refresh_token").Str); oauthErr(next) != "invalid_grant" {
-			t.Errorf("the rotated refresh token after a reuse: %d %s", next.Status, next.Body)
+		if after := h.refresh(id, "", gjson.GetBytes(next.Body, "refresh_token").Str); oauthErr(after) != "invalid_grant" {
+			t.Errorf("the rotated refresh token after a reuse: %d %s", after.Status, after.Body)
 		}
 		if len(h.memos.tokens) != 1 {
 			t.Errorf("the grant's Memos token is still there: %v", h.memos.tokens)
@@ -883,5 +888,49 @@ func TestMemosRefusalsOnConsent(t *testing.T) {
 				t.Errorf("%d %.600s", resp.Status, resp.Body)
 			}
 		})
+	}
+}
+
+// The address and username budgets refuse before anything is stored for the
+// page: past them, a burst of fresh consent pages adds no key to the store.
+// IPv6 addresses share the budget of their /64.
+func TestSignInBudgetsStoreNothingPastThem(t *testing.T) {
+	h := newHarness(t, testSecret)
+	id, _ := h.registerClient("none")
+	attempt := func(addr, username string) *web.Response {
+		p, c := h.consent(id, "")
+		return h.do("POST", "/authorize", web.Header{"content-type": "application/x-www-form-urlencoded", "cookie": c, "cf-connecting-ip": addr},
+			form("request", p, "decision", "allow", "username", username, "password", "wrong"))
+	}
+	for i := range attemptsPerAddress {
+		if resp := attempt("2001:db8:1:2::"+strconv.FormatInt(int64(i+1), 16), "user"+strconv.Itoa(i)); resp.Status != 400 {
+			t.Fatalf("attempt %d: %d", i+1, resp.Status)
+		}
+	}
+	keys := h.store.Len()
+	for i := range 20 {
+		resp := attempt("2001:db8:1:2:"+strconv.Itoa(i+1)+"::7", "other"+strconv.Itoa(i))
+		if resp.Status != 429 || !strings.Contains(string(resp.Body), "your network") {
+			t.Fatalf("refused attempt %d from the same /64: %d %.300s", i+1, resp.Status, resp.Body)
+		}
+	}
+	if got := h.store.Len(); got != keys {
+		t.Errorf("20 refused attempts added %d keys to the store, want none", got-keys)
+	}
+	if resp := attempt("2001:db8:1:3::1", "ann"); resp.Status != 400 {
+		t.Errorf("the next /64: %d, want its own budget", resp.Status)
+	}
+	// Past a username's budget likewise, from addresses with budget left.
+	for i := range attemptsPerUser {
+		attempt("192.0.2."+strconv.Itoa(i+1), "bob")
+	}
+	keys = h.store.Len()
+	for i := range 5 {
+		if resp := attempt("192.0.2."+strconv.Itoa(i+1), "Bob"); resp.Status != 429 || !strings.Contains(string(resp.Body), "this username") {
+			t.Fatalf("refused attempt %d for the username: %d", i+1, resp.Status)
+		}
+	}
+	if got := h.store.Len(); got != keys {
+		t.Errorf("5 refused attempts for a username added %d keys, want none", got-keys)
 	}
 }

@@ -47,7 +47,7 @@ func (s *Server) exchangeCode(ctx context.Context, c client, form uri.Values) *w
 	case !verifierMatches(form.Get("code_verifier"), r.Challenge):
 		return oauthError(400, "invalid_grant", "code_verifier does not match the code challenge")
 	}
-	gen, refusal := s.advance(ctx, r, "code")
+	gen, refusal := s.advance(ctx, r, "code", 0)
 	if refusal != nil {
 		return refusal
 	}
@@ -56,7 +56,8 @@ func (s *Server) exchangeCode(ctx context.Context, c client, form uri.Values) *w
 
 // refresh issues new tokens for a refresh token, after checking that the
 // Memos token inside still works (deleting it in Memos ends the grant), and
-// advances the grant so that the old refresh token works no more.
+// advances the grant so that the old refresh token works no more, beyond a
+// retry of this refresh (refreshRetryWindow).
 func (s *Server) refresh(ctx context.Context, c client, form uri.Values) *web.Response {
 	r, refusal := s.openGrant(purposeRefresh, refreshPrefix, "refresh token", form.Get("refresh_token"), c, form)
 	if refusal != nil {
@@ -78,7 +79,7 @@ func (s *Server) refresh(ctx context.Context, c client, form uri.Values) *web.Re
 		logline.Print("token refresh: ", err.Error())
 		return oauthError(503, "temporarily_unavailable", "Memos could not be reached to check the grant")
 	}
-	gen, refusal := s.advance(ctx, r, "refresh token")
+	gen, refusal := s.advance(ctx, r, "refresh token", refreshRetryWindow)
 	if refusal != nil {
 		return refusal
 	}
@@ -95,7 +96,7 @@ func (s *Server) openGrant(purpose, prefix, what, text string, c client, form ur
 		return r, oauthError(400, "invalid_grant", "the "+what+" is not valid or has expired")
 	case r.Client != clientRef(c.ID):
 		return r, oauthError(400, "invalid_grant", "the "+what+" was issued to another client")
-	case form.Get("resource") != "" && form.Get("resource") != r.Resource:
+	case !sameResource(form.Get("resource"), r.Resource):
 		return r, oauthError(400, "invalid_target", "this server grants access to "+r.Resource+" only")
 	}
 	return r, nil

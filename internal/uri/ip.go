@@ -141,6 +141,9 @@ func hexValue(c byte) int {
 	return -1
 }
 
+// As16 returns ip's 16 bytes (an IPv4 address as IPv4-mapped IPv6).
+func (ip IP) As16() [16]byte { return ip.addr }
+
 // Is4 reports whether ip was written as an IPv4 address.
 func (ip IP) Is4() bool { return ip.is4 }
 

@@ -50,6 +50,16 @@ func startPassedAccess(t *testing.T, id, secret string) (string, *passedAccess) 
 	return srv.URL, a
 }
 
+// startBehindAccess runs a gateway without OAuth whose Memos is behind an
+// Access stand-in, which it passes with a service token.
+func startBehindAccess(t *testing.T) (*harness.Worker, *passedAccess) {
+	const id, secret = "stand-in.access", "stand-in-secret"
+	standIn, access := startPassedAccess(t, id, secret)
+	return startGateway(t, harness.WorkerOptions{Vars: map[string]string{
+		"MEMOS_URL": standIn, "CF_ACCESS_CLIENT_ID": id, "CF_ACCESS_CLIENT_SECRET": secret,
+	}}), access
+}
+
 // with returns what passed with the Authorization header value auth.
 func (a *passedAccess) with(auth string) []string {
 	a.mu.Lock()
@@ -137,11 +147,7 @@ func memosAPI(t *testing.T, method, path, body string) string {
 // included), and what reaches Memos of them is one question, GET
 // /api/v1/auth/me; a real token works; no credentials at all stay anonymous.
 func TestVerifiedCallers(t *testing.T) {
-	const id, secret = "stand-in.access", "stand-in-secret"
-	standIn, access := startPassedAccess(t, id, secret)
-	gw := startGateway(t, harness.WorkerOptions{Vars: map[string]string{
-		"MEMOS_URL": standIn, "CF_ACCESS_CLIENT_ID": id, "CF_ACCESS_CLIENT_SECRET": secret,
-	}})
+	gw, access := startBehindAccess(t)
 
 	t.Run("made-up token", func(t *testing.T) {
 		const made = "Bearer not-a-real-token"
@@ -188,8 +194,8 @@ func TestVerifiedCallers(t *testing.T) {
 			t.Fatalf("current user: %v", user)
 		}
 		memosAPI(t, "DELETE", "/api/v1/"+name, "")
-		// Within the minute the gateway remembers the token, the tool call
-		// finds Memos refusing it, and the request is answered 401.
+		// Whether the gateway still holds the acceptance (the tool call
+		// finds Memos refusing it) or asks again, the answer is 401.
 		resp, answer := rpcPost(t, gw.URL, "Bearer "+token, whoAmIBody)
 		refusedToken(t, "the call after the deletion", resp, answer)
 		resp, answer = rpcPost(t, gw.URL, "Bearer "+token, listMemosBody)

@@ -495,6 +495,11 @@ func TestFinderCost(t *testing.T) {
 		{"attachment_read of a missing one", "attachment_read", map[string]any{"name": "attachments/nosuch"}, 1, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			// The caller check (asked again once its answer is 5 seconds
+			// old) is not the tool's: a tools/list does it first.
+			if _, err := cs.ListTools(ctx, nil); err != nil {
+				t.Fatal(err)
+			}
 			before, _ := proxy.requests()
 			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tc.tool, Arguments: tc.args})
 			if err != nil {

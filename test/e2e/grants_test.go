@@ -22,10 +22,15 @@ import (
 )
 
 // The Durable Object that holds grants keeps package grants' contract under
-// wrangler, with SQLite storage: the same cases as the in-memory store.
+// wrangler, with SQLite storage: the same cases as the in-memory store,
+// its alarm included.
 func TestGrantStoreObject(t *testing.T) {
 	dir := t.TempDir()
-	src, err := os.ReadFile(filepath.Join(root, "build", "grants.mjs"))
+	current, err := os.ReadFile(filepath.Join(root, "build", "grants.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	previous, err := os.ReadFile("testdata/grants-v1.mjs")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +38,6 @@ func TestGrantStoreObject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dir, "grants.mjs"), src, 0o644)
 	os.WriteFile(filepath.Join(dir, "worker.mjs"), front, 0o644)
 	config := filepath.Join(dir, "wrangler.toml")
 	os.WriteFile(config, []byte(`name = "grants-test"
@@ -48,8 +52,30 @@ class_name = "GrantStore"
 tag = "grants-v1"
 new_sqlite_classes = ["GrantStore"]
 `), 0o644)
-	w := startPlainWorker(t, dir, config)
-	grantstest.Check(t, grants.Remote{Doer: objectDoer{w}}, "check/")
+	// Objects that the first release's store made (without the time of a
+	// step) keep their values under this one.
+	os.WriteFile(filepath.Join(dir, "grants.mjs"), previous, 0o644)
+	w, stop := startPlainWorker(t, dir, config)
+	old := grants.Remote{Doer: objectDoer{w}}
+	ctx := context.Background()
+	if step, err := old.Advance(ctx, "upgrade/g", 0, time.Now().Add(time.Hour)); err != nil || !step.Moved {
+		t.Fatalf("advance under the first release: %+v, %v", step, err)
+	}
+	stop()
+	os.WriteFile(filepath.Join(dir, "grants.mjs"), current, 0o644)
+	w, _ = startPlainWorker(t, dir, config)
+	remote := grants.Remote{Doer: objectDoer{w}}
+	if step, err := remote.Advance(ctx, "upgrade/g", 0, time.Now().Add(time.Hour)); err != nil || step.Moved || step.Value != 1 || step.Age < time.Hour {
+		t.Errorf("a key of the first release, advanced again from 0: %+v, %v; want value 1, held for longer than any retry", step, err)
+	}
+	if step, err := remote.Advance(ctx, "upgrade/g", 1, time.Now().Add(time.Hour)); err != nil || !step.Moved || step.Value != 2 {
+		t.Errorf("a key of the first release, advanced from 1: %+v, %v", step, err)
+	}
+
+	grantstest.Check(t, remote, "check/")
+	// Keys that expire in seconds: the objects' alarms forget them while
+	// the test waits, and the same objects answer afterwards.
+	grantstest.CheckForgetting(t, remote, "forget/", time.Sleep)
 
 	// What it refuses to do, it refuses with 400, which Remote reads as
 	// unavailable: never a value.
@@ -82,8 +108,8 @@ func (d objectDoer) Do(ctx context.Context, req *web.Request) (*web.Response, er
 }
 
 // startPlainWorker runs wrangler dev on a configuration of the test's own
-// and returns its base URL.
-func startPlainWorker(t *testing.T, dir, config string) string {
+// and returns its base URL and what stops it (the test's end stops it too).
+func startPlainWorker(t *testing.T, dir, config string) (string, func()) {
 	t.Helper()
 	port, err := harness.FreePort()
 	if err != nil {
@@ -103,7 +129,7 @@ func startPlainWorker(t *testing.T, dir, config string) string {
 		if resp, err := http.Post(base+"/ready", "application/json", strings.NewReader(`{"op":"get"}`)); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == 200 {
-				return base
+				return base, proc.Stop
 			}
 		}
 		if time.Now().After(deadline) {
@@ -153,9 +179,10 @@ func (g *restartableGateway) restart() {
 	g.start()
 }
 
-// A spent code and a rotated-away refresh token stay spent across a restart
-// (a fresh isolate), however they are written; their reuse ends the grant,
-// so the rightful chain stops working too, and the access token with it.
+// A spent code and a rotated-away refresh token whose successor was used
+// stay spent across a restart (a fresh isolate), however they are written;
+// their reuse ends the grant, so the rightful chain stops working too, and
+// the access token with it.
 func TestOAuthReplayAcrossRestart(t *testing.T) {
 	gw := startRestartableGateway(t)
 	c := registerOAuthClient(t, gw.w.URL)
@@ -172,6 +199,12 @@ func TestOAuthReplayAcrossRestart(t *testing.T) {
 		t.Fatalf("refresh: %d %v", status, out)
 	}
 	gw.restart()
+	// The successor is used, so refresh is past forgiving a lost answer.
+	status, out = c.token(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rotated}})
+	rotated, _ = out["refresh_token"].(string)
+	if status != 200 || rotated == "" {
+		t.Fatalf("the successor's refresh after the restart: %d %v", status, out)
+	}
 	if status, _ := mcpStatus(t, gw.w.URL, access); status != 200 {
 		t.Fatalf("the access token after the restart, before any replay: %d", status)
 	}

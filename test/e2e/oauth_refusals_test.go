@@ -24,11 +24,13 @@ type oauthClient struct {
 	verifier           string
 }
 
+// registerOAuthClient registers a client named after the test, so that the
+// Memos tokens of its grants are called "MCP: <test name>".
 func registerOAuthClient(t *testing.T, base string) *oauthClient {
 	t.Helper()
 	c := &oauthClient{t: t, base: base, redirect: "http://127.0.0.1:9/callback", verifier: strings.Repeat("v", 50)}
 	resp, err := http.Post(base+"/register", "application/json",
-		strings.NewReader(`{"client_name":"e2e refusals","redirect_uris":["`+c.redirect+`"],"token_endpoint_auth_method":"none"}`))
+		strings.NewReader(`{"client_name":"`+t.Name()+`","redirect_uris":["`+c.redirect+`"],"token_endpoint_auth_method":"none"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,10 +46,16 @@ func registerOAuthClient(t *testing.T, base string) *oauthClient {
 }
 
 // authorizeURL is the address of an authorization request by c.
-func (c *oauthClient) authorizeURL() string {
+func (c *oauthClient) authorizeURL() string { return c.authorizeURLWith(nil) }
+
+// authorizeURLWith is authorizeURL with the parameters of params set.
+func (c *oauthClient) authorizeURLWith(params url.Values) string {
 	sum := sha256.Sum256([]byte(c.verifier))
 	q := url.Values{"response_type": {"code"}, "client_id": {c.id}, "redirect_uri": {c.redirect}, "state": {"s"},
 		"code_challenge": {base64.RawURLEncoding.EncodeToString(sum[:])}, "code_challenge_method": {"S256"}, "resource": {c.base + "/mcp"}}
+	for k, v := range params {
+		q[k] = v
+	}
 	return c.base + "/authorize?" + q.Encode()
 }
 

@@ -133,17 +133,30 @@ func openConsentPage(t *testing.T, authorizationURL string) (pending, cookie str
 	return html.UnescapeString(string(m[1])), cookie
 }
 
-// postConsent allows the pending request from the page of the server at
-// base with the fields given, as the person's browser does, and returns the
-// status, the page and where the browser is sent (nil when nowhere).
+// postConsent allows the pending request (unless fields decide otherwise)
+// from the page of the server at base with the fields given, as the
+// person's browser does, and returns the status, the page and where the
+// browser is sent (nil when nowhere).
 func postConsent(t *testing.T, base, pending, cookie string, fields url.Values) (status int, body string, next *url.URL) {
 	t.Helper()
+	return postConsentFrom(t, base, "", pending, cookie, fields)
+}
+
+// postConsentFrom is postConsent from the client address addr, as
+// Cloudflare names it in CF-Connecting-IP ("" for none).
+func postConsentFrom(t *testing.T, base, addr, pending, cookie string, fields url.Values) (status int, body string, next *url.URL) {
+	t.Helper()
 	fields.Set("request", pending)
-	fields.Set("decision", "allow")
+	if fields.Get("decision") == "" {
+		fields.Set("decision", "allow")
+	}
 	req, _ := http.NewRequest("POST", base+"/authorize", strings.NewReader(fields.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Cookie", cookie)
 	req.Header.Set("Origin", base)
+	if addr != "" {
+		req.Header.Set("CF-Connecting-IP", addr)
+	}
 	resp, err := noRedirect.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -18,9 +18,9 @@ func Check(t *testing.T, s grants.Store, prefix string) {
 	until := time.Now().Add(time.Hour)
 	advance := func(key string, from int64, wantMoved bool, want int64) {
 		t.Helper()
-		moved, got, err := s.Advance(ctx, prefix+key, from, until)
-		if err != nil || moved != wantMoved || got != want {
-			t.Errorf("Advance(%s, %d) = %v, %d, %v; want %v, %d", key, from, moved, got, err, wantMoved, want)
+		step, err := s.Advance(ctx, prefix+key, from, until)
+		if err != nil || step.Moved != wantMoved || step.Value != want {
+			t.Errorf("Advance(%s, %d) = %+v, %v; want moved %v, value %d", key, from, step, err, wantMoved, want)
 		}
 	}
 	get := func(key string, want int64) {
@@ -37,6 +37,16 @@ func Check(t *testing.T, s grants.Store, prefix string) {
 		advance("g", 1, true, 2)
 		advance("g", 3, false, 2)
 		get("g", 2)
+	})
+	t.Run("a step that did not move tells how long the value has held", func(t *testing.T) {
+		advance("a", 0, true, 1)
+		step, err := s.Advance(ctx, prefix+"a", 0, until)
+		if err != nil || step.Moved || step.Value != 1 || step.Age < 0 || step.Age >= time.Minute {
+			t.Errorf("the step repeated at once: %+v, %v; want value 1 held for less than a minute", step, err)
+		}
+		if step, err := s.Advance(ctx, prefix+"never-moved", 5, until); err != nil || step.Moved || step.Value != 0 || step.Age != 0 {
+			t.Errorf("a key that never moved: %+v, %v", step, err)
+		}
 	})
 	t.Run("an ended key never moves again", func(t *testing.T) {
 		advance("e", 0, true, 1)
@@ -65,4 +75,31 @@ func Check(t *testing.T, s grants.Store, prefix string) {
 			t.Errorf("another key's hit: %v, %v", wait, err)
 		}
 	})
+}
+
+// CheckForgetting checks that s forgets a key once its time is over and
+// keeps answering for it afterwards, as a fresh key: pass lets time go by
+// (a fake clock, or waiting for the Durable Object's alarm).
+func CheckForgetting(t *testing.T, s grants.Store, prefix string, pass func(time.Duration)) {
+	ctx := context.Background()
+	const short = 2 * time.Second
+	if step, err := s.Advance(ctx, prefix+"g", 0, time.Now().Add(short)); err != nil || !step.Moved {
+		t.Fatalf("advance: %+v, %v", step, err)
+	}
+	if wait, err := s.Hit(ctx, prefix+"h", 1, short); err != nil || wait != 0 {
+		t.Fatalf("hit: %v, %v", wait, err)
+	}
+	pass(2 * short)
+	if v, err := s.Get(ctx, prefix+"g"); err != nil || v != 0 {
+		t.Errorf("a forgotten key: %d, %v; want 0", v, err)
+	}
+	if step, err := s.Advance(ctx, prefix+"g", 0, time.Now().Add(time.Hour)); err != nil || !step.Moved || step.Value != 1 {
+		t.Errorf("advancing a forgotten key: %+v, %v; want it moved to 1", step, err)
+	}
+	if wait, err := s.Hit(ctx, prefix+"h", 1, time.Hour); err != nil || wait != 0 {
+		t.Errorf("a hit on a forgotten budget: %v, %v; want it counted", wait, err)
+	}
+	if wait, err := s.Hit(ctx, prefix+"h", 1, time.Hour); err != nil || wait <= 0 {
+		t.Errorf("the next hit past the limit: %v, %v; want a wait", wait, err)
+	}
 }
