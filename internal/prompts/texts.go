@@ -38,9 +38,9 @@ func (tb toolbox) searchFor(what, filter string) string {
 // reading says how to read a whole memo.
 func (tb toolbox) reading() string {
 	if tb.get != "" {
-		return "\n\nRead a whole memo with " + tb.get + " (or as the resource memo://memos/{id}) when its snippet is not enough."
+		return "\n\nRead a whole memo with " + tb.get + " (or as the resource memo://memos/{id}) when the lines a search shows are not enough."
 	}
-	return "\n\nRead a whole memo as the resource memo://memos/{id} when its snippet is not enough."
+	return "\n\nRead a whole memo as the resource memo://memos/{id} when the lines a search shows are not enough."
 }
 
 var visibilities = []string{"PRIVATE", "PROTECTED", "PUBLIC"}
