@@ -18,11 +18,10 @@ import (
 // its name alone: its filename and type come from Memos. The result lists
 // the attachments the memo has and those removed.
 func (tb *Table) setAttachments(ctx context.Context, t *tool, a arguments, authorization string) ([]byte, error) {
-	r, err := t.request(a)
+	r, err := t.request(a, authorization)
 	if err != nil {
 		return nil, err
 	}
-	r.Authorization, r.Tool, r.Route, r.Learn = authorization, t.def.Name, t.def.Method+" "+t.def.Path, true
 	memoPath, _, _ := strings.Cut(strings.TrimSuffix(r.Path, "/attachments"), "?")
 	memo, err := tb.read(ctx, t, authorization, memoRoute, memoPath)
 	if err != nil {

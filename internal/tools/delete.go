@@ -21,11 +21,10 @@ const maxCountedComments = 100
 // lost, or the runtime's own resend) is reported as deleted, and an
 // unclear outcome is settled by reading the memo back.
 func (tb *Table) deleteMemo(ctx context.Context, t *tool, a arguments, authorization string) ([]byte, error) {
-	r, err := t.request(a)
+	r, err := t.request(a, authorization)
 	if err != nil {
 		return nil, err
 	}
-	r.Authorization, r.Tool, r.Route, r.Learn = authorization, t.def.Name, t.def.Method+" "+t.def.Path, true
 	path, _, _ := strings.Cut(r.Path, "?")
 	memo, err := tb.read(ctx, t, authorization, memoRoute, path)
 	switch {

@@ -227,8 +227,9 @@ func (tb *Table) object(r memos.Request, resp *web.Response) ([]byte, int, error
 }
 
 // request builds the Memos request of a generated tool from its checked
-// arguments: the route's path and declared query, and the body.
-func (t *tool) request(a arguments) (memos.Request, error) {
+// arguments, for the caller with this Authorization: the route's path and
+// declared query, and the body.
+func (t *tool) request(a arguments, authorization string) (memos.Request, error) {
 	p := t.prep
 	path, err := buildPath(p.segments, a.values)
 	if err != nil {
@@ -246,7 +247,8 @@ func (t *tool) request(a arguments) (memos.Request, error) {
 	if err != nil {
 		return memos.Request{}, err
 	}
-	r := memos.Request{Method: t.def.Method, Path: path + query}
+	r := memos.Request{Method: t.def.Method, Path: path + query, Authorization: authorization,
+		Tool: t.def.Name, Route: t.def.Method + " " + t.def.Path, Learn: true}
 	if loneSurrogate(a.bodyRaw) {
 		return r, errors.New("body holds a lone surrogate (a \\ud800–\\udfff escape without its other half), which is not text: Memos refuses it; send the character whole, or leave it out")
 	}

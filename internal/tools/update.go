@@ -19,11 +19,10 @@ import (
 // contentHash and what the update replaced, so that it can be put back.
 // An unclear outcome is settled by reading the memo back.
 func (tb *Table) updateMemo(ctx context.Context, t *tool, a arguments, authorization string) ([]byte, error) {
-	r, err := t.request(a)
+	r, err := t.request(a, authorization)
 	if err != nil {
 		return nil, err
 	}
-	r.Authorization, r.Tool, r.Route, r.Learn = authorization, t.def.Name, t.def.Method+" "+t.def.Path, true
 	path, _, _ := strings.Cut(r.Path, "?")
 	before, err := tb.read(ctx, t, authorization, memoRoute, path)
 	if err != nil {

@@ -45,11 +45,10 @@ func (tb *Table) guard(name string) func(ctx context.Context, t *tool, a argumen
 
 // send sends a generated tool's request, built from its arguments.
 func (tb *Table) send(ctx context.Context, t *tool, a arguments, authorization string) (memos.Request, *web.Response, error) {
-	r, err := t.request(a)
+	r, err := t.request(a, authorization)
 	if err != nil {
 		return r, nil, err
 	}
-	r.Authorization, r.Tool, r.Route, r.Learn = authorization, t.def.Name, t.def.Method+" "+t.def.Path, true
 	resp, err := tb.memos.Send(ctx, r)
 	return r, resp, err
 }
