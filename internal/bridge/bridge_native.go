@@ -76,11 +76,14 @@ func Serve(h web.Handler, maxBody int) error {
 
 // HTTPHandler adapts h to net/http, for Serve and for tests. A body is read
 // only up to maxBody bytes, before any check: past that the request reaches
-// h marked BodyTooLarge, with no body, and the connection is not reused.
+// h marked BodyTooLarge, with the body's first web.BodyHead bytes at most,
+// and the connection is not reused.
 func HTTPHandler(h web.Handler, maxBody int) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		req := &web.Request{Method: r.Method, URL: "http://" + r.Host + r.URL.RequestURI(), Header: fromHTTP(r.Header)}
 		if r.ContentLength > int64(maxBody) {
+			// Its head only, for the id of the request it carries.
+			req.Body, _ = io.ReadAll(io.LimitReader(r.Body, web.BodyHead))
 			req.BodyTooLarge = true
 		} else {
 			var err error
@@ -88,7 +91,7 @@ func HTTPHandler(h web.Handler, maxBody int) http.Handler {
 			var tooLarge *http.MaxBytesError
 			switch {
 			case errors.As(err, &tooLarge):
-				req.Body, req.BodyTooLarge = nil, true
+				req.Body, req.BodyTooLarge = req.Body[:min(len(req.Body), web.BodyHead)], true
 			case err != nil:
 				http.Error(w, "cannot read request body", http.StatusBadRequest)
 				return

@@ -55,7 +55,9 @@ export default {
   async fetch(request, env) {
     gateway ??= start(env);
     const g = await gateway;
-    const body = await readBody(request, g.maxBodyBytes);
+    // A body over the cap is passed on as its head, for the id of the
+    // request it carries (web.BodyHead bytes).
+    const body = await readBody(request, g.maxBodyBytes, 1024);
     try {
       // With the enable_request_signal compatibility flag, the runtime
       // aborts request.signal when the client goes away: Go then stops

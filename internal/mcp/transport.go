@@ -63,13 +63,38 @@ func (h *Handler) checkBody(req *web.Request, header web.Header) *web.Response {
 		return refuse(406, header, "not acceptable: this endpoint answers with application/json; include it in Accept")
 	}
 	if req.BodyTooLarge || len(req.Body) > h.opts.MaxBodyBytes {
-		return refuse(413, header, "request body too large: the limit is "+strconv.Itoa(h.opts.MaxBodyBytes)+" bytes")
+		return h.tooLarge(req, header)
 	}
 	if jsonrpc.TooDeep(req.Body, maxNesting) {
 		return refuse(400, header, "invalid request: JSON nested deeper than "+strconv.Itoa(maxNesting)+" levels")
 	}
 	return nil
 }
+
+// tooLarge answers a body over MaxBodyBytes. The message names the size a
+// file can have in attachment_create_attachment, whose base64 takes four
+// bytes for three. When the id can be read from the head of the body (the
+// runtime passes its first bytes), the error answers that request: on 200
+// before 2026-07-28, as the era's other JSON-RPC errors, so that SDK
+// clients report it with the call instead of as a failed transport.
+func (h *Handler) tooLarge(req *web.Request, header web.Header) *web.Response {
+	file := (h.opts.MaxBodyBytes - envelopeBytes) / 4 * 3
+	msg := "request body too large: the limit is " + strconv.Itoa(h.opts.MaxBodyBytes) + " bytes (MAX_BODY_BYTES), so a file sent in base64 can be about " +
+		strconv.Itoa(file/1000) + " KB: send less in one call"
+	id := jsonrpc.PeekID(req.Body[:min(len(req.Body), web.BodyHead)])
+	if id == nil {
+		return refuse(413, header, msg)
+	}
+	status := 200
+	if strings.TrimSpace(req.Header.Get("mcp-protocol-version")) == Version2026 {
+		status = 413
+	}
+	return jsonResponse(status, header, jsonrpc.ErrorResponse(id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: msg}))
+}
+
+// envelopeBytes is room for a tool call's JSON-RPC envelope and arguments
+// around a file's base64.
+const envelopeBytes = 2048
 
 func refuse(status int, header web.Header, msg string) *web.Response {
 	return jsonResponse(status, header, jsonrpc.ErrorResponse(nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: msg}))

@@ -53,6 +53,9 @@ func (h Header) Add(name, value string) {
 	h[name] = value
 }
 
+// BodyHead is how much of a body over the cap the runtime passes on.
+const BodyHead = 1024
+
 // Request is an HTTP request: inbound to the handler, or outbound upstream.
 type Request struct {
 	Method string
@@ -60,7 +63,8 @@ type Request struct {
 	Header Header
 	Body   []byte
 	// BodyTooLarge is set on an inbound request whose body the runtime
-	// stopped reading at the body cap; Body is then empty.
+	// stopped reading at the body cap; Body then holds at most the first
+	// BodyHead bytes of it (for the id of the request it carries), or none.
 	BodyTooLarge bool
 	// Timeout bounds an outbound request, its whole body included; 0 leaves
 	// it to the context. The Doer enforces it (the Workers bridge with the

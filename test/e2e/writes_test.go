@@ -323,3 +323,32 @@ func TestWriteLoneSurrogate(t *testing.T) {
 		t.Errorf("memos made: %v", got)
 	}
 }
+
+// A call over the body cap gets a JSON-RPC error to its own id, on 200 as
+// the era's other errors (SDK clients then report it with the call, not as
+// a broken transport), naming the size a file can have; whether the body
+// declares its length or is streamed.
+func TestWriteOverBodyCap(t *testing.T) {
+	file := strings.Repeat("A", 2<<20) // base64 of 1.5 MB, over the 1 MB default
+	body := `{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"attachment_create_attachment","arguments":{"body":{"filename":"big.bin","type":"application/octet-stream","content":"` + file + `"}}}}`
+	for _, declared := range []bool{true, false} {
+		var in io.Reader = strings.NewReader(body)
+		if !declared {
+			in = io.MultiReader(in) // no length: sent chunked
+		}
+		req, _ := http.NewRequest("POST", worker.URL+"/mcp", in)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+		req.Header.Set("Authorization", "Bearer "+memos.Token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		answer, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(string(answer), `"id":77`) || !strings.Contains(string(answer), "a file sent in base64 can be about 784 KB") {
+			t.Errorf("declared length %v: %d %s", declared, resp.StatusCode, answer)
+		}
+	}
+}
