@@ -9,11 +9,22 @@ import { pathToFileURL } from "node:url";
 import assert from "node:assert/strict";
 
 const buildDir = process.argv[2];
-const { startGo, headersFromString } = await import(pathToFileURL(resolve(buildDir, "driver.mjs")).href);
+const { startGo, headersFromString, readBody } = await import(pathToFileURL(resolve(buildDir, "driver.mjs")).href);
 
 // Header lines become fields of a plain object, whatever their names.
 const fields = headersFromString("constructor:a\n__proto__:b\nx:1\nx:2\nno colon\n");
 assert.deepEqual(Object.entries(fields), [["constructor", "a"], ["__proto__", "b"], ["x", "1, 2"]]);
+
+// A body over the cap is null, or with keep its head: from a streamed body,
+// or from one that declares a length of at most four times the cap.
+const big = "x".repeat(5000);
+const streamed = () => ({ headers: new Headers(), body: new Blob([big]).stream() });
+const declared = () => ({ headers: new Headers({ "content-length": String(big.length) }), body: new Blob([big]).stream() });
+assert.equal(await readBody(declared(), 4000), null);
+assert.equal((await readBody(declared(), 4000, 10)).head.length, 10);
+assert.equal(await readBody(declared(), 1000, 10), null);
+assert.equal(new TextDecoder().decode((await readBody(streamed(), 4000, 10)).head), "xxxxxxxxxx");
+assert.equal(await readBody(streamed(), 4000), null);
 
 const logged = [];
 console.log = (line) => logged.push(String(line));
