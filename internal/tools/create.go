@@ -2,9 +2,11 @@ package tools
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
@@ -16,11 +18,12 @@ const maxLinked = 10
 
 // create is memo_create_memo, memo_create_memo_comment and
 // attachment_create_attachment made whole or not at all, once. The gateway
-// chooses the new object's id when the model gives none, so that when the
-// answer is lost (no answer, one not from Memos, an empty one) it can read
-// the object back by that id and answer with what is there; a retry with
-// the same id that Memos refuses as existing (409) answers with the object
-// too. A memo or comment is refused before anything is written when it
+// chooses the new object's id when the model gives none (callID, random
+// for an attachment), so that
+// when the answer is lost (no answer, one not from Memos, an empty one) it
+// can read the object back by that id and answer with what is there; a
+// retry with the same id, or the same call made again, that Memos refuses
+// as existing (409) answers with the object too. A memo or comment is refused before anything is written when it
 // carries file bytes (which Memos would refuse after making the memo) or a
 // relation to a memo that does not exist (likewise); a comment that Memos
 // failed half-way, leaving a memo of its own, has that memo deleted.
@@ -38,10 +41,20 @@ func (tb *Table) create(ctx context.Context, t *tool, a arguments, authorization
 		}
 	}
 	id, _ := a.values[idParam].(string)
-	if id == "" {
-		id = newID()
-		a.values[idParam] = id
+	switch {
+	case id != "":
+	case kind == "attachment":
+		// Random: the same file may well be uploaded for two memos, and
+		// an attachment belongs to one.
+		id = rand.Text()
+	default:
+		path, err := buildPath(t.prep.segments, a.values)
+		if err != nil {
+			return nil, err
+		}
+		id = callID(t.def.Name, authorization, path, a.bodyRaw, time.Now())
 	}
+	a.values[idParam] = id
 	readPath := memoPath(id)
 	if kind == "attachment" {
 		readPath = attachmentPath(id)
@@ -55,12 +68,14 @@ func (tb *Table) create(ctx context.Context, t *tool, a arguments, authorization
 		}
 	}
 	switch {
-	case status(err) == 409:
+	case status(err) == 409, kind == "attachment" && status(err) >= 500 && !unclear(err):
+		// Memos v0.30 answers an attachment id taken with a 500 (a
+		// unique constraint), not its 409.
 		made, rerr := tb.read(ctx, t, authorization, readRoute, readPath)
 		if rerr != nil {
-			return nil, err
+			return nil, errors.New(err.Error() + "; nothing was created")
 		}
-		return result(withMember(compact(made), "note", rawjson.AppendString(nil, "it existed already, made by an earlier try of this call: nothing new was created"))), nil
+		return result(withMember(compact(made), "note", rawjson.AppendString(nil, "it existed already, made by an earlier try of this call: nothing new was created (to make a second one alike, give an "+idParam+" of your own)"))), nil
 	case kind == "comment" && status(err) >= 500 && !unclear(err):
 		made, err := tb.removeStray(ctx, t, authorization, readPath, err)
 		if err != nil {

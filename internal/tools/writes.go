@@ -2,7 +2,9 @@ package tools
 
 import (
 	"context"
-	"crypto/rand"
+	"crypto/sha256"
+	"strconv"
+	"time"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
@@ -126,6 +128,28 @@ func compact(v rawjson.Value) []byte {
 	return b
 }
 
-// newID is an id for an object a guard creates: 26 letters and digits
-// (128 random bits), which Memos' id rule takes.
-func newID() string { return rand.Text() }
+// callID is the id a guard gives the object a call creates when the model
+// gives none: derived from the call (the tool, the caller's credentials,
+// the path and the body) and the ten minutes it falls in, so that the same
+// call made again, by a model that never saw the first answer because the
+// client hung up, gets the same id and Memos' 409 instead of a second
+// object. 26 letters and digits, as Memos' id rule takes.
+func callID(tool, authorization, path, body string, now time.Time) string {
+	h := sha256.New()
+	for _, part := range []string{"memos-mcp-edge create", tool, authorization, path, body, strconv.FormatInt(now.Unix()/idWindow, 10)} {
+		h.Write([]byte(part))
+		h.Write([]byte{0})
+	}
+	sum := h.Sum(nil)
+	const digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+	id := make([]byte, 26)
+	for i := range id { // 5 bits each, 130 of the 256
+		bit := i * 5
+		v := (int(sum[bit/8])<<8 | int(sum[bit/8+1])) >> (11 - bit%8) & 31
+		id[i] = digits[v]
+	}
+	return string(id)
+}
+
+// idWindow is how many seconds the same call keeps its id.
+const idWindow = 600

@@ -6,7 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
@@ -62,5 +64,29 @@ func TestGuardCost(t *testing.T) {
 	text, isError := call(t, newTable(testConfig(), doer), "memo_create_memo", `{"body":{"content":"x","relations":[`+strings.Join(append(relations, relations[0]), ",")+`]}}`)
 	if !isError || !strings.Contains(text, "at most 10 relations") || len(doer.requests()) != 0 {
 		t.Errorf("%d requests; %s", len(doer.requests()), text)
+	}
+}
+
+// A create's id follows from the call and its ten minutes: the same call
+// again gets it, another call or caller another, and Memos' id rule takes
+// it.
+func TestCallID(t *testing.T) {
+	at := time.Unix(1_780_000_000, 0)
+	id := callID("memo_create_memo", "Bearer a", "/api/v1/memos", `{"content":"x"}`, at)
+	if len(id) != 26 || !memos.ValidID(id) || strings.Trim(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") != "" {
+		t.Fatalf("id %q", id)
+	}
+	if again := callID("memo_create_memo", "Bearer a", "/api/v1/memos", `{"content":"x"}`, at.Add(time.Second)); again != id {
+		t.Errorf("the same call a second later: %q, want %q", again, id)
+	}
+	for name, other := range map[string]string{
+		"another body":   callID("memo_create_memo", "Bearer a", "/api/v1/memos", `{"content":"y"}`, at),
+		"another caller": callID("memo_create_memo", "Bearer b", "/api/v1/memos", `{"content":"x"}`, at),
+		"another memo":   callID("memo_create_memo_comment", "Bearer a", "/api/v1/memos/m/comments", `{"content":"x"}`, at),
+		"an hour later":  callID("memo_create_memo", "Bearer a", "/api/v1/memos", `{"content":"x"}`, at.Add(time.Hour)),
+	} {
+		if other == id {
+			t.Errorf("%s: the same id", name)
+		}
 	}
 }

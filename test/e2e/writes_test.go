@@ -55,6 +55,7 @@ var lostAnswers = []struct {
 	{"a proxy's 502", answer(502, "text/html", nginx502)},
 	{"an empty 200", answer(200, "application/json", "")},
 	{"a body cut short", answer(200, "application/json", `{"name":"memos/`)},
+	{"the gateway's timeout", stall(false)},
 }
 
 // memosWith lists the caller's memos whose content holds text, over
@@ -91,6 +92,15 @@ func TestWriteCreateOnceAfterLostAnswer(t *testing.T) {
 			}
 			if n := len(memosWith(t, content)); n != 1 {
 				t.Errorf("%d memos after the retry, want 1", n)
+			}
+			// A model that never saw the answer (its client hung up)
+			// makes the same call again, without the id: the same memo.
+			same := c.ok("memo_create_memo", map[string]any{"body": map[string]any{"content": content}})
+			if str(same, "name") != str(m, "name") || !strings.Contains(str(same, "note"), "existed already") {
+				t.Errorf("the same call again: %v", same)
+			}
+			if n := len(memosWith(t, content)); n != 1 {
+				t.Errorf("%d memos after the same call again, want 1", n)
 			}
 		})
 	}
