@@ -276,6 +276,27 @@ func TestWriteNothingHalfMade(t *testing.T) {
 	}
 }
 
+// A memo and a comment are created with attachments named by their name
+// alone, as their input schemas ask: Memos links them.
+func TestWriteCreateWithAttachments(t *testing.T) {
+	c := newTools(t, memos.Token)
+	upload := func(filename string) map[string]any {
+		return map[string]any{"name": str(c.ok("attachment_create_attachment", map[string]any{"body": map[string]any{"filename": filename, "type": "text/plain", "content": "aGVsbG8="}}), "name")}
+	}
+	a, b := upload("a.txt"), upload("b.txt")
+	memo := c.ok("memo_create_memo", map[string]any{"body": map[string]any{"content": "with a file #e2ewrites", "attachments": []any{a}}})
+	comment := c.ok("memo_create_memo_comment", map[string]any{"memo": str(memo, "name"), "body": map[string]any{"content": "a comment with a file", "attachments": []any{b}}})
+	for _, tc := range []struct {
+		what, memo string
+		want       map[string]any
+	}{{"memo", str(memo, "name"), a}, {"comment", str(comment, "name"), b}} {
+		list := c.ok("memo_list_memo_attachments", map[string]any{"memo": tc.memo})
+		if count(list, "attachments") != 1 || str(list, "attachments.0.name") != tc.want["name"] {
+			t.Errorf("the %s's attachments: %v, want %v", tc.what, list, tc.want["name"])
+		}
+	}
+}
+
 // memo_set_memo_attachments deletes no attachment untold: the memo's others
 // are kept unless removeOthers, and an attachment of another memo is
 // refused, not taken from it.
