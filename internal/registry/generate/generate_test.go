@@ -378,6 +378,8 @@ func TestDefKeepAndPruning(t *testing.T) {
 			`{"Thing":{"properties":{"data":{"contentEncoding":"base64","description":"The bytes.","type":"string"},"parent":{"$ref":"#/$defs/Thing","description":"The parent thing."}},"required":["data"],"type":"object"}}`},
 		{"no required name left", `"defKeep":{"Thing":["parent"]}`,
 			`{"Thing":{"properties":{"parent":{"$ref":"#/$defs/Thing","description":"The parent thing."}},"type":"object"}}`},
+		{"a required list set, then kept", `"defRequired":{"Thing":["owner","parent"]},"defKeep":{"Thing":["parent"]}`,
+			`{"Thing":{"properties":{"parent":{"$ref":"#/$defs/Thing","description":"The parent thing."}},"required":["parent"],"type":"object"}}`},
 		{"referenced no more", `"bodyOmit":["parent"]`, ``},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -189,7 +189,11 @@ func buildTool(id string, o operation, ov override, cur *curation, components ma
 		if !ok {
 			return t, fmt.Errorf("curation sets the required list of $defs %q, which the input does not have", name)
 		}
-		def["required"] = required
+		list := make([]any, len(required))
+		for i, r := range required {
+			list[i] = r
+		}
+		def["required"] = list
 	}
 	if err := keepDefProperties(in.defs, ov.DefKeep); err != nil {
 		return t, err
