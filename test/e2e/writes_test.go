@@ -238,6 +238,8 @@ func TestWriteNothingHalfMade(t *testing.T) {
 	}{
 		{"inline file bytes", map[string]any{"content": "with a file #e2ewrites-half", "attachments": []any{map[string]any{"filename": "a.txt", "type": "text/plain", "content": "aGVsbG8="}}},
 			"carries the file's bytes"},
+		{"an attachment without its name", map[string]any{"content": "unnamed file #e2ewrites-half", "attachments": []any{map[string]any{"filename": "a.txt", "type": "text/plain"}}},
+			"names no attachment"},
 		{"a relation to nothing", map[string]any{"content": "related #e2ewrites-half", "relations": []any{map[string]any{"memo": map[string]any{"name": "memos/new"}, "relatedMemo": map[string]any{"name": "memos/doesnotexist"}, "type": "REFERENCE"}}},
 			"memos/doesnotexist, which does not exist"},
 	} {
