@@ -50,6 +50,7 @@ func main() {
 		Name: "memos-mcp-edge", Version: version, Tools: tools.Within(served), AllowedOrigins: cfg.AllowedOrigins,
 		MaxBodyBytes: cfg.MaxBodyBytes, MaxResponseBytes: cfg.MaxRespBytes,
 		ReadOnlyTools: tools.Within(selection.ReadOnly()),
+		Instructions:  registry.Instructions,
 		// Memos as resources and the prompts are reads: every caller gets
 		// them; a prompt that needs a withheld tool is not listed.
 		Resources: resources.New(instance, cfg.MaxRespBytes).InZone(cfg.Timezone, bridge.ZoneOffset),

@@ -27,7 +27,7 @@ const reads = `"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true
 
 var tools = []Tool{
 	{Name: "memo_search", ReadOnly: true, Run: (*Finder).memoSearch, JSON: `{
-	"name":"memo_search","title":"Search Memos",
+	"name":"memo_search","title":"Search memos",
 	"description":"Find memos by words, tags, dates, state; newest first. Hits show matched lines (or open tasks, or first lines), … where cut. More: pageToken=nextPageToken.",
 	"inputSchema":{"type":"object","additionalProperties":false,"properties":{
 		"text":{"type":"string","description":"words, all required, any case"},
@@ -53,18 +53,18 @@ var tools = []Tool{
 			"tags":{"type":"array","items":{"type":"string"}},"text":{"type":"string"},"cut":{"type":"boolean"}}}},
 		"nextPageToken":{"type":"string"},"timezone":{"type":"string"},
 		"url":{"type":"string","description":"{id}: name after memos/"},"rest":{"type":"string"}}},
-	"annotations":{"title":"Search Memos",` + reads + `},
+	"annotations":{"title":"Search memos",` + reads + `},
 	"_meta":{"calls":["GET /api/v1/auth/me","GET /api/v1/memos"]}}`},
 
 	{Name: "tag_list", ReadOnly: true, Run: (*Finder).tagList, JSON: `{
-	"name":"tag_list","title":"List Tags",
+	"name":"tag_list","title":"List tags",
 	"description":"Your tags with how many memos carry each, most used first.",
 	"inputSchema":{"type":"object","additionalProperties":false,"properties":{
 		"limit":{"type":"integer","description":"1 to 500, default 100"}}},
 	"outputSchema":{"type":"object","properties":{
 		"tags":{"type":"array","items":{"type":"object","properties":{"tag":{"type":"string"},"count":{"type":"integer"}}}},
 		"total":{"type":"integer"}}},
-	"annotations":{"title":"List Tags",` + reads + `},
+	"annotations":{"title":"List tags",` + reads + `},
 	"_meta":{"calls":["GET /api/v1/auth/me","GET /api/v1/{user}:getStats"]}}`},
 
 	{Name: "search", ReadOnly: true, Run: (*Finder).search, JSON: `{
@@ -89,18 +89,18 @@ var tools = []Tool{
 	"_meta":{"calls":["GET /api/v1/memos/{memo}"]}}`},
 
 	{Name: "attachment_read", ReadOnly: true, Run: (*Finder).attachmentRead, JSON: `{
-	"name":"attachment_read","title":"Read Attachment",
+	"name":"attachment_read","title":"Read attachment",
 	"description":"An attachment's contents: an image as an image (Memos' thumbnail when it has one, up to 1 MB), a text file as text (up to 256 KB).",
 	"inputSchema":{"type":"object","additionalProperties":false,"required":["name"],"properties":{
 		"name":{"type":"string","description":"attachments/{id}"}}},
 	"outputSchema":{"type":"object","properties":{
 		"name":{"type":"string"},"filename":{"type":"string"},"type":{"type":"string"},"size":{"type":"integer"},
 		"memo":{"type":"string"},"returned":{"type":"string"},"bytes":{"type":"integer"}}},
-	"annotations":{"title":"Read Attachment",` + reads + `},
+	"annotations":{"title":"Read attachment",` + reads + `},
 	"_meta":{"calls":["GET /api/v1/attachments/{attachment}","GET /file/attachments/{attachment}/{filename}"]}}`},
 
 	{Name: "memo_edit", Run: (*Finder).memoEdit, JSON: `{
-	"name":"memo_edit","title":"Edit Memo",
+	"name":"memo_edit","title":"Edit memo",
 	"description":"Change part of a memo's text, keeping what changed since you read it. Give exactly one of append, prepend, replace, check, uncheck. Returns the previous content, to undo.",
 	"inputSchema":{"type":"object","additionalProperties":false,"required":["memo"],"properties":{
 		"memo":{"type":"string","description":"memos/{id} or the id"},
@@ -114,6 +114,6 @@ var tools = []Tool{
 	"outputSchema":{"type":"object","properties":{
 		"name":{"type":"string"},"contentHash":{"type":"string"},"change":{"type":"string"},
 		"old":{"type":"string"},"new":{"type":"string"},"previousContent":{"type":"string"}}},
-	"annotations":{"title":"Edit Memo","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false},
+	"annotations":{"title":"Edit memo","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false},
 	"_meta":{"calls":["GET /api/v1/memos/{memo}","PATCH /api/v1/memos/{memo}"]}}`},
 }

@@ -51,6 +51,12 @@ func testHandler() *Handler {
 	return NewHandler(Options{
 		Name: "test-server", Version: "1.2.3", MaxBodyBytes: 4096, MaxResponseBytes: 2048, Tools: fakeTools{},
 		AllowedOrigins: []string{"https://app.example.com"},
+		Instructions: func(served func(string) bool) string {
+			if served("echo") {
+				return "Use echo to hear \"yourself\"."
+			}
+			return ""
+		},
 	})
 }
 

@@ -63,6 +63,10 @@ type Options struct {
 	// When nil the caller's Authorization goes to Memos as it is. ctx is
 	// the request's: checking the credentials may ask Memos.
 	Authorize func(ctx context.Context, req *web.Request) (authorization string, readOnly bool, refusal *web.Response)
+	// Instructions, when set, returns the instructions of initialize and
+	// server/discover for a caller served the tools for which served
+	// reports true: which tool to use for what. "" leaves them out.
+	Instructions func(served func(tool string) bool) string
 	// ReadOnlyTools is what a read-only grant is served: a subset of Tools.
 	ReadOnlyTools Tools
 	// ScopeChallenge is the WWW-Authenticate value of the 403 a read-only

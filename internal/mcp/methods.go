@@ -48,11 +48,11 @@ func init() { methods = methodTable() }
 
 func methodTable() []method {
 	return []method{
-		{name: "initialize", era: legacyOnly, serve: func(h *Handler, _ context.Context, c *call) reply {
-			return h.ok(c, h.initializeResult(c.msg.Params.Get("protocolVersion").String()))
+		{name: "initialize", era: legacyOnly, serve: func(h *Handler, ctx context.Context, c *call) reply {
+			return h.ok(c, h.initializeResult(ctx, c.msg.Params.Get("protocolVersion").String()))
 		}},
 		{name: "ping", era: legacyOnly, serve: func(h *Handler, _ context.Context, c *call) reply { return h.ok(c, []byte(`{}`)) }},
-		{name: "server/discover", era: modernOnly, serve: func(h *Handler, _ context.Context, c *call) reply { return h.ok(c, h.discoverResult()) }},
+		{name: "server/discover", era: modernOnly, serve: func(h *Handler, ctx context.Context, c *call) reply { return h.ok(c, h.discoverResult(ctx)) }},
 		{name: "notifications/initialized"},
 		{name: "notifications/cancelled"},
 		{name: "tools/list", serve: func(h *Handler, ctx context.Context, c *call) reply { return h.ok(c, h.toolsList(ctx)) }},
@@ -136,16 +136,38 @@ func memberSeparator(result []byte) []byte {
 
 var comma = []byte(",")
 
-func (h *Handler) initializeResult(requested string) []byte {
+func (h *Handler) initializeResult(ctx context.Context, requested string) []byte {
 	b := []byte(`{"protocolVersion":`)
 	b = rawjson.AppendString(b, negotiate(requested))
 	b = append(b, `,"capabilities":`+h.capabilities+`,"serverInfo":`...)
 	b = append(b, h.serverInfo...)
-	return append(b, '}')
+	return append(h.appendInstructions(ctx, b), '}')
 }
 
-func (h *Handler) discoverResult() []byte {
-	return []byte(`{"supportedVersions":` + supportedJSON + `,"capabilities":` + h.capabilities + `,"ttlMs":` + listTTLMillis + `,"cacheScope":"public"}`)
+// discoverResult is server/discover's result. Where grants are served
+// different tools, and so different instructions, it may be reused only
+// under the same authorization, as tools/list.
+func (h *Handler) discoverResult(ctx context.Context) []byte {
+	b := []byte(`{"supportedVersions":` + supportedJSON + `,"capabilities":` + h.capabilities)
+	b = h.appendInstructions(ctx, b)
+	cache := cacheStatic
+	if h.opts.Instructions != nil && h.opts.ReadOnlyTools != nil {
+		cache = cacheGrant
+	}
+	return append(append(append(b, ','), cache...), '}')
+}
+
+// appendInstructions appends the instructions member for the caller's
+// tools, when there are instructions.
+func (h *Handler) appendInstructions(ctx context.Context, b []byte) []byte {
+	if h.opts.Instructions == nil {
+		return b
+	}
+	text := h.opts.Instructions(h.served(ctx))
+	if text == "" {
+		return b
+	}
+	return rawjson.AppendString(append(b, `,"instructions":`...), text)
 }
 
 // toolsList returns the tools/list result of the tools the request's grant

@@ -114,3 +114,42 @@ func TestRevokedGrant(t *testing.T) {
 		})
 	}
 }
+
+// The instructions follow the tools a grant is served: a read-only grant,
+// served no echo here, gets none, in initialize and in server/discover,
+// whose result then may be reused only under the same authorization.
+func TestInstructionsFollowTheGrant(t *testing.T) {
+	h := NewHandler(Options{
+		Name: "test-server", Version: "1", MaxBodyBytes: 4096, MaxResponseBytes: 4096, Tools: fakeTools{}, ReadOnlyTools: readOnlyTools{},
+		Authorize: func(_ context.Context, req *web.Request) (string, bool, *web.Response) {
+			return "Bearer memos", req.Header.Get("authorization") == "Bearer read-only", nil
+		},
+		Instructions: func(served func(string) bool) string {
+			if served("echo") {
+				return "Use echo."
+			}
+			return ""
+		},
+	})
+	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{}}}`
+	const discover = `{"jsonrpc":"2.0","id":2,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	for _, tc := range []struct {
+		name, auth, body, version, want string
+	}{
+		{"initialize, full grant", "Bearer full", initialize, "", `"serverInfo":{"name":"test-server","version":"1"},"instructions":"Use echo."}`},
+		{"initialize, read-only grant", "Bearer read-only", initialize, "", `"serverInfo":{"name":"test-server","version":"1"}}`},
+		{"discover, full grant", "Bearer full", discover, "2026-07-28", `"instructions":"Use echo.","ttlMs":3600000,"cacheScope":"private"}`},
+		{"discover, read-only grant", "Bearer read-only", discover, "2026-07-28", `"capabilities":{"tools":{}},"ttlMs":3600000,"cacheScope":"private"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			header := web.Header{"content-type": "application/json", "authorization": tc.auth}
+			if tc.version != "" {
+				header["mcp-protocol-version"], header["mcp-method"] = tc.version, "server/discover"
+			}
+			resp := h.Serve(context.Background(), &web.Request{Method: "POST", URL: "http://127.0.0.1:8787/mcp", Body: []byte(tc.body), Header: header})
+			if resp.Status != 200 || !strings.HasSuffix(string(resp.Body), tc.want+"}") {
+				t.Errorf("%d %s, want it to end with %s", resp.Status, resp.Body, tc.want)
+			}
+		})
+	}
+}

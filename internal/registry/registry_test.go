@@ -155,13 +155,13 @@ func TestBodyOverrides(t *testing.T) {
 		tool, required, absent string
 		minProperties          int64
 	}{
-		{tool: "memo_create_memo", required: `["content"]`, absent: "creator,tags,reactions,property,snippet,parent"},
-		{tool: "memo_create_memo_comment", required: `["content"]`, absent: "creator,tags"},
-		{tool: "memo_update_memo", required: ``, absent: "name,creator", minProperties: 1},
+		{tool: "memo_create_memo", required: `["content"]`, absent: "creator,tags,reactions,property,snippet,parent,name,state,updateTime,location"},
+		{tool: "memo_create_memo_comment", required: `["content"]`, absent: "creator,tags,name,state,pinned,createTime,updateTime,location,relations"},
+		{tool: "memo_update_memo", required: ``, absent: "name,creator,attachments,relations,updateTime", minProperties: 1},
 		{tool: "memo_set_memo_attachments", required: `["attachments"]`, absent: "name"},
 		{tool: "memo_set_memo_relations", required: `["relations"]`, absent: "name"},
 		{tool: "memo_upsert_memo_reaction", required: `["reaction"]`, absent: "name"},
-		{tool: "attachment_create_attachment", required: `["filename","type"]`, absent: "createTime,size"},
+		{tool: "attachment_create_attachment", required: `["filename","type"]`, absent: "createTime,size,name,motionMedia,memo"},
 	} {
 		t.Run(tc.tool, func(t *testing.T) {
 			tool, ok := everything().Full().Lookup(tc.tool)
@@ -213,6 +213,14 @@ func TestSchemasArePortable(t *testing.T) {
 			if _, err := compile(raw); err != nil {
 				t.Errorf("%s %s schema does not compile: %v", tool.Name, kind, err)
 			}
+			// Every $defs schema is referred to: the curation's omissions
+			// take their $defs with them.
+			s.Get(gjson.Escape("$defs")).ForEach(func(name, _ gjson.Result) bool {
+				if !strings.Contains(raw, `"$ref":"#/$defs/`+name.Str+`"`) {
+					t.Errorf("%s %s: $defs %q is referred to nowhere", tool.Name, kind, name.Str)
+				}
+				return true
+			})
 		}
 	}
 }
@@ -375,5 +383,55 @@ func TestHandwritten(t *testing.T) {
 			t.Errorf("two tools are called %s", tool.Name)
 		}
 		seen[tool.Name] = true
+	}
+}
+
+// The attachments a memo or comment is created with, or that are set on a
+// memo, are named by their name alone: not by the file's bytes, its type or
+// its motion-photo metadata. Memos links them by name, as the end-to-end
+// TestWriteCreateWithAttachments shows. (A create leaves the name to its
+// guard, which says what to do about file bytes given instead.)
+func TestAttachmentsByName(t *testing.T) {
+	for name, required := range map[string]string{"memo_create_memo": ``, "memo_create_memo_comment": ``, "memo_set_memo_attachments": `["name"]`} {
+		tool, _ := everything().Full().Lookup(name)
+		def := gjson.Get(tool.InputSchema(), gjson.Escape("$defs")+".Attachment")
+		var fields []string
+		def.Get("properties").ForEach(func(k, _ gjson.Result) bool {
+			fields = append(fields, k.Str)
+			return true
+		})
+		if strings.Join(fields, ",") != "name" || def.Get("required").Raw != required {
+			t.Errorf("%s: attachment fields %v, required %s; want name alone, required %s", name, fields, def.Get("required").Raw, required)
+		}
+	}
+}
+
+// Titles are in sentence case, every tool's alike: "Create memo", "Search
+// memos", "List tags".
+func TestTitlesInSentenceCase(t *testing.T) {
+	defs := definitions(t)
+	for _, tool := range All() {
+		d := defs[tool.Name]
+		for _, title := range []string{d.Get("title").Str, d.Get("annotations.title").Str} {
+			if title == "" || title[:1] != strings.ToUpper(title[:1]) || title[1:] != strings.ToLower(title[1:]) {
+				t.Errorf("%s: title %q is not in sentence case", tool.Name, title)
+			}
+		}
+	}
+}
+
+// The generated tools' descriptions are the curation's, written for a
+// model: none starts as Memos' doc comments do, with the method's name
+// ("CreateMemo creates a memo.").
+func TestDescriptionsAreOurs(t *testing.T) {
+	defs := definitions(t)
+	for _, tool := range All() {
+		if tool.Handwritten != nil {
+			continue
+		}
+		_, method, _ := strings.Cut(tool.OperationID, "_")
+		if d := defs[tool.Name].Get("description").Str; strings.HasPrefix(d, method) {
+			t.Errorf("%s: description starts as Memos' doc comment: %q", tool.Name, d)
+		}
 	}
 }

@@ -100,12 +100,15 @@ func (tb *Table) create(ctx context.Context, t *tool, a arguments, authorization
 }
 
 // checkLinks refuses a memo or comment whose body Memos would take half:
-// attachments with file bytes, and relations to memos that do not exist
-// (one read each, at most maxLinked).
+// attachments with file bytes or without a name, and relations to memos
+// that do not exist (one read each, at most maxLinked).
 func (tb *Table) checkLinks(ctx context.Context, t *tool, authorization string, body rawjson.Value) error {
 	for i, at := range body.Get("attachments").Array() {
-		if at.Get("content").Exists() {
+		switch {
+		case at.Get("content").Exists():
 			return errors.New("body.attachments[" + strconv.Itoa(i) + "] carries the file's bytes, which Memos would refuse after making the memo: upload the file with attachment_create_attachment, then name it here (its name, attachments/…); nothing was created")
+		case at.Get("name").Str == "":
+			return errors.New("body.attachments[" + strconv.Itoa(i) + "] names no attachment: upload the file with attachment_create_attachment, then name it here (its name, attachments/…); nothing was created")
 		}
 	}
 	relations := body.Get("relations").Array()

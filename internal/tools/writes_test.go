@@ -12,6 +12,7 @@ import (
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
+	"github.com/tidwall/gjson"
 )
 
 // Every tool a guard is named for is a tool of the registry.
@@ -23,8 +24,8 @@ func TestGuardsNameTools(t *testing.T) {
 			guarded++
 		}
 	}
-	if guarded != 7 {
-		t.Errorf("%d tools have a guard, want 7 (every name in Table.guard)", guarded)
+	if guarded != 8 {
+		t.Errorf("%d tools have a guard, want 8 (every name in Table.guard)", guarded)
 	}
 }
 
@@ -88,5 +89,26 @@ func TestCallID(t *testing.T) {
 		if other == id {
 			t.Errorf("%s: the same id", name)
 		}
+	}
+}
+
+// auth_get_current_user's result has no password member where Memos sends
+// it empty; a password that is not empty (no Memos sends one) and a
+// member of that name deeper down are no secret of this answer's and stay.
+func TestCurrentUserWithoutEmptyPassword(t *testing.T) {
+	for _, tc := range []struct{ name, answer, want string }{
+		{"empty in user", `{"user":{"name":"users/ann","password":"","role":"USER"}}`, `{"user":{"name":"users/ann","role":"USER"}}`},
+		{"empty, last", `{"user":{"name":"users/ann","password":""},"password":""}`, `{"user":{"name":"users/ann"}}`},
+		{"not empty", `{"user":{"name":"users/ann","password":"x"}}`, `{"user":{"name":"users/ann","password":"x"}}`},
+		{"deeper down", `{"user":{"name":"users/ann","settings":{"password":""}}}`, `{"user":{"name":"users/ann","settings":{"password":""}}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doer := &fakeDoer{resp: &web.Response{Status: 200, Header: web.Header{"content-type": "application/json"}, Body: []byte(tc.answer)}}
+			res, ok, _, _ := run(newTable(testConfig(), doer), t.Context(), "auth_get_current_user", rawjson.Value{}, "Bearer t")
+			r := gjson.ParseBytes(res)
+			if !ok || r.Get("isError").Bool() || r.Get("structuredContent").Raw != tc.want || r.Get("content.0.text").Str != tc.want {
+				t.Errorf("%s", res)
+			}
+		})
 	}
 }

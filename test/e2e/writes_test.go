@@ -248,6 +248,8 @@ func TestWriteNothingHalfMade(t *testing.T) {
 	}{
 		{"inline file bytes", map[string]any{"content": "with a file #e2ewrites-half", "attachments": []any{map[string]any{"filename": "a.txt", "type": "text/plain", "content": "aGVsbG8="}}},
 			"carries the file's bytes"},
+		{"an attachment without its name", map[string]any{"content": "unnamed file #e2ewrites-half", "attachments": []any{map[string]any{"filename": "a.txt", "type": "text/plain"}}},
+			"names no attachment"},
 		{"a relation to nothing", map[string]any{"content": "related #e2ewrites-half", "relations": []any{map[string]any{"memo": map[string]any{"name": "memos/new"}, "relatedMemo": map[string]any{"name": "memos/doesnotexist"}, "type": "REFERENCE"}}},
 			"memos/doesnotexist, which does not exist"},
 	} {
@@ -283,6 +285,27 @@ func TestWriteNothingHalfMade(t *testing.T) {
 	}
 	if n := len(memosWith(t, "#e2ewrites-stray")); n != 0 {
 		t.Errorf("%d stray memos left, want 0", n)
+	}
+}
+
+// A memo and a comment are created with attachments named by their name
+// alone, as their input schemas ask: Memos links them.
+func TestWriteCreateWithAttachments(t *testing.T) {
+	c := newTools(t, memos.Token)
+	upload := func(filename string) map[string]any {
+		return map[string]any{"name": str(c.ok("attachment_create_attachment", map[string]any{"body": map[string]any{"filename": filename, "type": "text/plain", "content": "aGVsbG8="}}), "name")}
+	}
+	a, b := upload("a.txt"), upload("b.txt")
+	memo := c.ok("memo_create_memo", map[string]any{"body": map[string]any{"content": "with a file #e2ewrites", "attachments": []any{a}}})
+	comment := c.ok("memo_create_memo_comment", map[string]any{"memo": str(memo, "name"), "body": map[string]any{"content": "a comment with a file", "attachments": []any{b}}})
+	for _, tc := range []struct {
+		what, memo string
+		want       map[string]any
+	}{{"memo", str(memo, "name"), a}, {"comment", str(comment, "name"), b}} {
+		list := c.ok("memo_list_memo_attachments", map[string]any{"memo": tc.memo})
+		if count(list, "attachments") != 1 || str(list, "attachments.0.name") != tc.want["name"] {
+			t.Errorf("the %s's attachments: %v, want %v", tc.what, list, tc.want["name"])
+		}
 	}
 }
 

@@ -32,8 +32,14 @@ type override struct {
 	BodyMinProperties int      `json:"bodyMinProperties"`
 	Destructive       *bool    `json:"destructive"`
 	Idempotent        *bool    `json:"idempotent"`
-	// Notes are appended to the operation's description.
+	// Description is the tool's description, written for a model; it
+	// replaces the operation's own, which is Memos' doc comment. Required.
+	Description string `json:"description"`
+	// Notes are appended to the description.
 	Notes notes `json:"notes"`
+	// Params replaces the descriptions of the operation's parameters, by
+	// name, before the curation-wide ones.
+	Params map[string]string `json:"params"`
 	// Arguments are the gateway's own arguments of the tool, beside the
 	// operation's (JSON Schemas by name): the gateway reads them and never
 	// sends them to Memos.
@@ -44,6 +50,10 @@ type override struct {
 	// DefRequired replaces the required list of schemas of the tool's
 	// input $defs, by name: for a tool that fills in the rest itself.
 	DefRequired map[string][]string `json:"defRequired"`
+	// DefKeep keeps only the listed properties of schemas of the tool's
+	// input $defs, by name (their required lists keep what is left): the
+	// fields a model sends there. $defs no longer referenced are dropped.
+	DefKeep map[string][]string `json:"defKeep"`
 }
 
 // note is a usage note. With When set, it is kept only when the tool's
@@ -94,7 +104,7 @@ func loadCuration(path string) (*curation, error) {
 // overrides reports whether o tailors its operation beyond selecting it.
 func (o override) overrides() bool {
 	return o.BodyRequired != nil || o.BodyOmit != nil || o.BodyMinProperties > 0 || o.Destructive != nil || o.Idempotent != nil || len(o.Notes) > 0 ||
-		len(o.Arguments) > 0 || len(o.Results) > 0 || len(o.DefRequired) > 0
+		len(o.Arguments) > 0 || len(o.Results) > 0 || len(o.DefRequired) > 0 || len(o.DefKeep) > 0 || len(o.Params) > 0
 }
 
 // names are every id the operation is known by, its own first.

@@ -79,11 +79,11 @@ func writeCuration(t *testing.T, c string) *curation {
 }
 
 const miniCuration = `{
-  "params": {"thing": "The thing: things/x or x."},
+  "params": {"thing": "The thing: things/x or x.", "pageSize": "Things per page."},
   "operations": [
-    {"operationId": "ThingService_UpdateThing", "bodyRequired": [], "bodyOmit": ["name"], "bodyMinProperties": 1, "destructive": true, "notes": "Only changed fields."},
-    {"operationId": "ThingService_ListThings"},
-    {"operationId": "ThingService_DeletePart"}
+    {"operationId": "ThingService_UpdateThing", "description": "Changes a thing.", "bodyRequired": [], "bodyOmit": ["name"], "bodyMinProperties": 1, "destructive": true, "notes": "Only changed fields."},
+    {"operationId": "ThingService_ListThings", "description": "Lists things.", "params": {"kind": "A or nothing.", "pageSize": "At most 50."}},
+    {"operationId": "ThingService_DeletePart", "description": "Deletes a part."}
   ]
 }`
 
@@ -112,7 +112,8 @@ func TestBuildTools(t *testing.T) {
 	}
 
 	list := byName["thing_list_things"]
-	if list.Title != "List things" || list.Description != "ListThings lists things.\nSecond line." {
+	// The curation's description, never the document's doc comment.
+	if list.Title != "List things" || list.Description != "Lists things." {
 		t.Errorf("title %q, description %q", list.Title, list.Description)
 	}
 	if !list.ReadOnly || list.Destructive || !list.Idempotent {
@@ -120,13 +121,15 @@ func TestBuildTools(t *testing.T) {
 	}
 	in := mustJSON(t, list.Input)
 	for path, want := range map[string]string{
-		"type":                       "object",
-		"additionalProperties":       "false",
-		"properties.pageSize.type":   "integer",
-		"properties.pageSize.format": "",
-		"properties.kind.format":     "",
-		"properties.kind.enum":       `["A"]`,
-		"required":                   "",
+		"type":                            "object",
+		"additionalProperties":            "false",
+		"properties.pageSize.type":        "integer",
+		"properties.pageSize.format":      "",
+		"properties.kind.format":          "",
+		"properties.kind.enum":            `["A"]`,
+		"properties.kind.description":     "A or nothing.",
+		"properties.pageSize.description": "At most 50.",
+		"required":                        "",
 	} {
 		if got := gjson.Get(in, path).String(); got != want {
 			t.Errorf("list input %s = %q, want %q", path, got, want)
@@ -134,8 +137,9 @@ func TestBuildTools(t *testing.T) {
 	}
 	out := mustJSON(t, list.Output)
 	// Output: references expanded in place, read-only fields kept, prose
-	// left out, objects two levels down reduced to their type.
-	if want := `{"properties":{"things":{"items":{"properties":{"data":{"type":"string"},"name":{"type":"string"},"owner":{"type":"string"},"parent":{"type":"object"}},"required":["name","data"],"type":"object"},"type":"array"}},"type":"object"}`; out != want {
+	// and required lists left out, objects two levels down reduced to
+	// their type.
+	if want := `{"properties":{"things":{"items":{"properties":{"data":{"type":"string"},"name":{"type":"string"},"owner":{"type":"string"},"parent":{"type":"object"}},"type":"object"},"type":"array"}},"type":"object"}`; out != want {
 		t.Errorf("list output\n got %s\nwant %s", out, want)
 	}
 
@@ -143,7 +147,7 @@ func TestBuildTools(t *testing.T) {
 	if upd.ReadOnly || !upd.Destructive || upd.Idempotent || !upd.HasBody {
 		t.Errorf("PATCH hints %t %t %t body %t", upd.ReadOnly, upd.Destructive, upd.Idempotent, upd.HasBody)
 	}
-	if !strings.HasSuffix(upd.Description, "\n\nOnly changed fields.") {
+	if upd.Description != "Changes a thing.\n\nOnly changed fields." {
 		t.Errorf("notes not appended: %q", upd.Description)
 	}
 	in = mustJSON(t, upd.Input)
@@ -207,25 +211,49 @@ func TestBuildToolsFailsClearly(t *testing.T) {
 		{
 			name:     "duplicate tool name",
 			spec:     strings.Replace(miniSpec, "operationId: ThingService_DeletePart", "operationId: Thing_ListThings", 1),
-			curation: `{"operations":[{"operationId":"ThingService_ListThings"},{"operationId":"Thing_ListThings"}]}`,
+			curation: `{"operations":[{"operationId":"ThingService_ListThings","description":"d"},{"operationId":"Thing_ListThings","description":"d"}]}`,
 			want:     `both become tool "thing_list_things"`,
 		},
 		{
 			name:     "override names an unknown body property",
 			spec:     miniSpec,
-			curation: `{"operations":[{"operationId":"ThingService_UpdateThing","bodyOmit":["nope"]}]}`,
+			curation: `{"operations":[{"operationId":"ThingService_UpdateThing","description":"d","bodyOmit":["nope"]}]}`,
 			want:     `curation omits body property "nope"`,
 		},
 		{
 			name:     "override of a body that does not exist",
 			spec:     miniSpec,
-			curation: `{"operations":[{"operationId":"ThingService_ListThings","bodyRequired":["x"]}]}`,
+			curation: `{"operations":[{"operationId":"ThingService_ListThings","description":"d","bodyRequired":["x"]}]}`,
 			want:     "overrides the body of an operation without one",
+		},
+		{
+			name:     "no description",
+			spec:     miniSpec,
+			curation: `{"operations":[{"operationId":"ThingService_ListThings"}]}`,
+			want:     "the curation gives no description",
+		},
+		{
+			name:     "description of a parameter the operation lacks",
+			spec:     miniSpec,
+			curation: `{"operations":[{"operationId":"ThingService_ListThings","description":"d","params":{"colour":"c"}}]}`,
+			want:     `curation describes parameter "colour"`,
+		},
+		{
+			name:     "keeping a property a $defs schema lacks",
+			spec:     miniSpec,
+			curation: `{"operations":[{"operationId":"ThingService_UpdateThing","description":"d","defKeep":{"Thing":["colour"]}}]}`,
+			want:     `curation keeps property "colour" of $defs "Thing"`,
+		},
+		{
+			name:     "keeping properties of $defs the input lacks",
+			spec:     miniSpec,
+			curation: `{"operations":[{"operationId":"ThingService_UpdateThing","description":"d","defKeep":{"Part":["name"]}}]}`,
+			want:     `curation keeps properties of $defs "Part"`,
 		},
 		{
 			name:     "reference outside the components",
 			spec:     strings.Replace(miniSpec, "items: {$ref: '#/components/schemas/Thing'}", "items: {$ref: 'other.yaml#/Thing'}", 1),
-			curation: `{"operations":[{"operationId":"ThingService_ListThings"}]}`,
+			curation: `{"operations":[{"operationId":"ThingService_ListThings","description":"d"}]}`,
 			want:     "disallowed external reference",
 		},
 	} {
@@ -335,6 +363,32 @@ func TestToolTitle(t *testing.T) {
 		t.Run(id, func(t *testing.T) {
 			if got := toolTitle(id); got != want {
 				t.Errorf("toolTitle(%q) = %q, want %q", id, got, want)
+			}
+		})
+	}
+}
+
+// defKeep keeps only the listed fields of a $defs schema, with the
+// required names left; $defs nothing refers to any more are dropped.
+func TestDefKeepAndPruning(t *testing.T) {
+	for _, tc := range []struct {
+		name, override, want string
+	}{
+		{"kept fields", `"defKeep":{"Thing":["data","parent"]}`,
+			`{"Thing":{"properties":{"data":{"contentEncoding":"base64","description":"The bytes.","type":"string"},"parent":{"$ref":"#/$defs/Thing","description":"The parent thing."}},"required":["data"],"type":"object"}}`},
+		{"no required name left", `"defKeep":{"Thing":["parent"]}`,
+			`{"Thing":{"properties":{"parent":{"$ref":"#/$defs/Thing","description":"The parent thing."}},"type":"object"}}`},
+		{"a required list set, then kept", `"defRequired":{"Thing":["owner","parent"]},"defKeep":{"Thing":["parent"]}`,
+			`{"Thing":{"properties":{"parent":{"$ref":"#/$defs/Thing","description":"The parent thing."}},"required":["parent"],"type":"object"}}`},
+		{"referenced no more", `"bodyOmit":["parent"]`, ``},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tools, err := buildMini(t, miniSpec, `{"operations":[{"operationId":"ThingService_UpdateThing","description":"d",`+tc.override+`}]}`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := gjson.Get(mustJSON(t, tools[0].Input), `\$defs`).Raw; got != tc.want {
+				t.Errorf("$defs\n got %s\nwant %s", got, tc.want)
 			}
 		})
 	}

@@ -194,14 +194,14 @@ func TestOperationAliases(t *testing.T) {
 		name, spec, curation string
 		want                 string // a tool name, or an error's text
 	}{
-		{"own name", miniSpec, `{"operations":[{"operationId":"ThingService_ListThings","aliases":["ItemService_ListItems"]}]}`, "thing_list_things"},
-		{"successor's name", renamed, `{"operations":[{"operationId":"ThingService_ListThings","aliases":["ItemService_ListItems"]}]}`, "item_list_items"},
-		{"predecessor's name", miniSpec, `{"operations":[{"operationId":"ItemService_ListItems","aliases":["ThingService_ListThings"]}]}`, "thing_list_things"},
+		{"own name", miniSpec, `{"operations":[{"operationId":"ThingService_ListThings","aliases":["ItemService_ListItems"],"description":"d"}]}`, "thing_list_things"},
+		{"successor's name", renamed, `{"operations":[{"operationId":"ThingService_ListThings","aliases":["ItemService_ListItems"],"description":"d"}]}`, "item_list_items"},
+		{"predecessor's name", miniSpec, `{"operations":[{"operationId":"ItemService_ListItems","aliases":["ThingService_ListThings"],"description":"d"}]}`, "thing_list_things"},
 		{"neither name", miniSpec, `{"operations":[{"operationId":"ThingService_Gone","aliases":["ItemService_Gone"]}]}`,
 			`curated operation "ThingService_Gone" (also known as "ItemService_Gone") is not in the OpenAPI document`},
 		{"neither name, tailored", miniSpec, `{"operations":[{"operationId":"ThingService_Gone","aliases":["ItemService_Gone"],"notes":"x"}]}`,
 			`stale override: the curation tailors operation "ThingService_Gone" (also known as "ItemService_Gone")`},
-		{"both names", miniSpec, `{"operations":[{"operationId":"ThingService_ListThings","aliases":["ThingService_DeletePart"]}]}`,
+		{"both names", miniSpec, `{"operations":[{"operationId":"ThingService_ListThings","aliases":["ThingService_DeletePart"],"description":"d"}]}`,
 			`the OpenAPI document has "ThingService_ListThings" and "ThingService_DeletePart"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -232,11 +232,11 @@ func TestConditionalNotes(t *testing.T) {
 		{"read-only field is no argument", `[{"text":"Owner.","when":"body.owner"}]`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tools, err := buildMini(t, miniSpec, `{"operations":[{"operationId":"ThingService_UpdateThing","notes":`+tc.notes+`}]}`)
+			tools, err := buildMini(t, miniSpec, `{"operations":[{"operationId":"ThingService_UpdateThing","description":"Changes a thing.","notes":`+tc.notes+`}]}`)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, _ := strings.CutPrefix(tools[0].Description, "UpdateThing updates a thing.")
+			got, _ := strings.CutPrefix(tools[0].Description, "Changes a thing.")
 			if got = strings.TrimSpace(got); got != tc.want {
 				t.Errorf("notes %q, want %q", got, tc.want)
 			}

@@ -131,15 +131,17 @@ func (c *converter) schema(s map[string]any, depth int) (map[string]any, error) 
 			}
 		case "enum":
 			// A caller never needs to send an enum's *_UNSPECIFIED zero
-			// value: leaving the field out means the same.
-			values, _ := v.([]any)
-			if c.input {
-				values = slices.DeleteFunc(slices.Clone(values), func(e any) bool {
-					str, _ := e.(string)
-					return strings.HasSuffix(str, "_UNSPECIFIED")
-				})
+			// value: leaving the field out means the same. Results show
+			// their values, and a release that adds one must not fail a
+			// client's check of them: output schemas list none.
+			if !c.input {
+				break
 			}
-			out[k] = values
+			values, _ := v.([]any)
+			out[k] = slices.DeleteFunc(slices.Clone(values), func(e any) bool {
+				str, _ := e.(string)
+				return strings.HasSuffix(str, "_UNSPECIFIED")
+			})
 		case "format":
 			// Formats only annotate; in output schemas nothing reads them.
 			switch f, _ := v.(string); {
@@ -169,11 +171,13 @@ func (c *converter) schema(s map[string]any, depth int) (map[string]any, error) 
 				return nil, err
 			}
 			out[k] = conv
-			if len(required) > 0 {
+			if len(required) > 0 && c.input {
 				out["required"] = required
 			}
 		case "required":
-			// Set with properties, which may drop read-only names.
+			// Set with properties, which may drop read-only names; output
+			// schemas list none: they check a result's shape, and what
+			// Memos leaves out of an answer is no fault of it.
 		case "items", "not":
 			sub, ok := v.(map[string]any)
 			if !ok {
@@ -205,7 +209,7 @@ func (c *converter) schema(s map[string]any, depth int) (map[string]any, error) 
 	if _, ok := out["properties"]; ok && out["type"] == nil {
 		out["type"] = "object"
 	}
-	if req, ok := s["required"].([]any); ok && out["properties"] == nil && len(req) > 0 {
+	if req, ok := s["required"].([]any); ok && out["properties"] == nil && len(req) > 0 && c.input {
 		out["required"] = req
 	}
 	return out, nil
@@ -284,4 +288,77 @@ func toGeneric(v any) (map[string]any, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// keepDefProperties keeps only the listed properties of the named $defs,
+// and of their required lists the names left.
+func keepDefProperties(defs map[string]any, keep map[string][]string) error {
+	for name, kept := range keep {
+		def, ok := defs[name].(map[string]any)
+		if !ok {
+			return fmt.Errorf("curation keeps properties of $defs %q, which the input does not have", name)
+		}
+		props, _ := def["properties"].(map[string]any)
+		for _, p := range kept {
+			if _, ok := props[p]; !ok {
+				return fmt.Errorf("curation keeps property %q of $defs %q, which it does not have", p, name)
+			}
+		}
+		for p := range props {
+			if !slices.Contains(kept, p) {
+				delete(props, p)
+			}
+		}
+		if req, ok := def["required"].([]any); ok {
+			req = slices.DeleteFunc(slices.Clone(req), func(r any) bool { return props[r.(string)] == nil })
+			if len(req) > 0 {
+				def["required"] = req
+			} else {
+				delete(def, "required")
+			}
+		}
+	}
+	return nil
+}
+
+// pruneDefs drops the $defs of a root schema that nothing outside them
+// refers to, directly or through other $defs: those of fields the
+// curation left out.
+func pruneDefs(root map[string]any) {
+	defs, _ := root["$defs"].(map[string]any)
+	if defs == nil {
+		return
+	}
+	used := map[string]bool{}
+	var visit func(v any)
+	visit = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if ref, ok := v["$ref"].(string); ok {
+				name := strings.TrimPrefix(ref, "#/$defs/")
+				if !used[name] {
+					used[name] = true
+					visit(defs[name])
+				}
+			}
+			for k, child := range v {
+				if k != "$defs" {
+					visit(child)
+				}
+			}
+		case []any:
+			for _, child := range v {
+				visit(child)
+			}
+		}
+	}
+	visit(root)
+	for name := range defs {
+		if !used[name] {
+			delete(defs, name)
+		}
+	}
+	if len(defs) == 0 {
+		delete(root, "$defs")
+	}
 }

@@ -98,7 +98,10 @@ func buildTool(id string, o operation, ov override, cur *curation, components ma
 		OperationID: id,
 		Method:      o.method,
 		Path:        o.path,
-		Description: cleanText(o.op.Description),
+		Description: ov.Description,
+	}
+	if t.Description == "" {
+		return t, fmt.Errorf("the curation gives no description; write one for a model (Memos' own text is a doc comment)")
 	}
 	if len(t.Name) > 64 || !validName.MatchString(t.Name) {
 		return t, fmt.Errorf("tool name %q is not 1–64 characters of [a-z0-9_]", t.Name)
@@ -132,7 +135,9 @@ func buildTool(id string, o operation, ov override, cur *curation, components ma
 			if !slices.Contains([]string{"string", "integer", "number", "boolean"}, typ) {
 				return t, fmt.Errorf("parameter %q has type %q; only primitive parameters are supported", p.Name, typ)
 			}
-			if d, ok := cur.Params[p.Name]; ok {
+			if d, ok := ov.Params[p.Name]; ok {
+				conv["description"] = d
+			} else if d, ok := cur.Params[p.Name]; ok {
 				conv["description"] = d
 			} else if p.Description != "" {
 				conv["description"] = inputText(p.Description)
@@ -184,7 +189,20 @@ func buildTool(id string, o operation, ov override, cur *curation, components ma
 		if !ok {
 			return t, fmt.Errorf("curation sets the required list of $defs %q, which the input does not have", name)
 		}
-		def["required"] = required
+		list := make([]any, len(required))
+		for i, r := range required {
+			list[i] = r
+		}
+		def["required"] = list
+	}
+	if err := keepDefProperties(in.defs, ov.DefKeep); err != nil {
+		return t, err
+	}
+	pruneDefs(t.Input)
+	for name := range ov.Params {
+		if !slices.ContainsFunc(t.Params, func(p param) bool { return p.Name == name }) {
+			return t, fmt.Errorf("curation describes parameter %q, which the operation does not have", name)
+		}
 	}
 	// Notes may depend on the arguments this release's document has.
 	if notes := ov.Notes.text(t.Input); notes != "" {
