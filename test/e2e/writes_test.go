@@ -385,3 +385,39 @@ func TestWriteOverBodyCap(t *testing.T) {
 		}
 	}
 }
+
+// What held before the guards keeps holding: text comes back byte for byte,
+// whatever it holds, through a create, a read and an edit, and so does a
+// memo of 900 KB (with the instance's content limit raised for it).
+func TestWriteTextKeptExactly(t *testing.T) {
+	c := newTools(t, memos.Token)
+	for _, text := range []string{
+		"a NUL \x00 inside", "bidi \u202e reversed\u202c and \u200f marks", "\ufeffa BOM first", "a ZWJ family 👨\u200d👩\u200d👧",
+		"a line\u2028separator", "a lone\rCR", "CRLF\r\nlines\r\n", "noncharacters \ufffe \uffff \U0010ffff",
+	} {
+		content := text + " #e2ewrites-text"
+		name := str(c.ok("memo_create_memo", map[string]any{"body": map[string]any{"content": content}}), "name")
+		if got := str(c.ok("memo_get_memo", map[string]any{"memo": name}), "content"); got != content {
+			t.Errorf("read back %q, want %q", got, content)
+		}
+		if got := rest(t, "GET", "/api/v1/"+name, nil)["content"]; got != content {
+			t.Errorf("stored %q, want %q", got, content)
+		}
+	}
+	const setting = "/api/v1/instance/settings/MEMO_RELATED"
+	limit := func(n int) {
+		rest(t, "PATCH", setting+"?updateMask=content_length_limit", map[string]any{"name": "instance/settings/MEMO_RELATED", "memoRelatedSetting": map[string]any{"contentLengthLimit": n}})
+	}
+	was, _ := get(rest(t, "GET", setting, nil), "memoRelatedSetting.contentLengthLimit").(float64)
+	limit(1 << 20)
+	t.Cleanup(func() { limit(int(was)) })
+	big := strings.Repeat("日本語のメモ、", 900_000/21) + " #e2ewrites-big"
+	name := str(c.ok("memo_create_memo", map[string]any{"body": map[string]any{"content": big}}), "name")
+	if got := str(c.ok("memo_get_memo", map[string]any{"memo": name}), "content"); got != big {
+		t.Errorf("a memo of %d bytes came back with %d", len(big), len(got))
+	}
+	edited := str(c.ok("memo_edit", map[string]any{"memo": name, "append": "one line more"}), "name")
+	if got := rest(t, "GET", "/api/v1/"+edited, nil)["content"].(string); got != big+"\none line more" {
+		t.Errorf("after an edit, %d bytes, want %d", len(got), len(big)+len("\none line more"))
+	}
+}
