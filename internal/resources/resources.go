@@ -100,14 +100,16 @@ func (s *Server) List(ctx context.Context, cursor, authorization string) ([]byte
 		return nil, jsonrpc.InvalidParams("invalid params: the cursor is not one this server gave")
 	}
 	query := "?pageSize=" + strconv.Itoa(ListPageSize)
-	anonymous := !memos.HasToken(authorization)
-	if !anonymous {
-		me, err := s.memos.As(authorization).GetJSON(ctx, "/api/v1/auth/me", "/api/v1/auth/me")
-		if err != nil {
-			return nil, err
-		}
-		user := me.Get("user").Get("name").Str
-		query += "&filter=" + uri.QueryEscape(`creator == "`+celEscape(user)+`"`)
+	others, err := s.memos.As(authorization).Others(ctx)
+	if err != nil {
+		return nil, err
+	}
+	anonymous := others.Me == ""
+	switch {
+	case anonymous && others.Lockdown:
+		return []byte(`{"resources":[]}`), nil // every memo is another's
+	case !anonymous:
+		query += "&filter=" + uri.QueryEscape(`creator == "`+celEscape(others.Me)+`"`)
 	}
 	if cursor != "" {
 		query += "&pageToken=" + uri.QueryEscape(cursor)
@@ -132,7 +134,7 @@ func (s *Server) List(ctx context.Context, cursor, authorization string) ([]byte
 			b = append(b, ',')
 		}
 		n++
-		b = appendListEntry(b, id, memo)
+		b = appendListEntry(b, id, rawjson.ParseBytes(others.Mark(memo)))
 		return n < ListPageSize
 	})
 	b = append(b, ']')
@@ -161,6 +163,14 @@ func celEscape(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// lockedOut is the error of another user's memo under LOCKDOWN: not found,
+// saying why.
+func lockedOut(u string) error {
+	err := NotFound(u).(*jsonrpc.Error)
+	err.Message += ": " + memos.ErrLockdown.Error()
+	return err
 }
 
 // NotFound is the error of a URI that names no resource: the protocol's
