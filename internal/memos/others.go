@@ -34,7 +34,7 @@ type Others struct {
 
 // KnowCallers lets the client learn whose a token is from whose (the
 // caller check's memory of the answer it has just had) instead of asking
-// Memos again.
+// Memos again; whose's errors are the callers' (a refusal among them).
 func (c *Client) KnowCallers(whose func(ctx context.Context, token string) (string, error)) {
 	c.whose = whose
 }
@@ -48,10 +48,11 @@ func (m Caller) Others(ctx context.Context) (Others, error) {
 		return o, nil
 	}
 	if token, ok := web.BearerToken(m.authorization); ok && m.c.whose != nil {
-		if user, err := m.c.whose(ctx, token); err == nil && user != "" {
-			o.Me = user
-			return o, nil
-		}
+		// Its error stands: a token the check has found refused must not
+		// go to Memos again.
+		var err error
+		o.Me, err = m.c.whose(ctx, token)
+		return o, err
 	}
 	me, err := m.GetJSON(ctx, "/api/v1/auth/me", "/api/v1/auth/me")
 	if err != nil {

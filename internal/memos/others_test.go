@@ -14,12 +14,7 @@ import (
 // GET /api/v1/auth/me when it does not (or could not say).
 func TestOthersAsksAtMostOnce(t *testing.T) {
 	me := &web.Response{Status: 200, Body: []byte(`{"user":{"name":"users/1"}}`)}
-	knows := func(_ context.Context, token string) (string, error) {
-		if token == "known" {
-			return "users/7", nil
-		}
-		return "", errors.New("not remembered")
-	}
+	knows := func(context.Context, string) (string, error) { return "users/7", nil }
 	for _, tc := range []struct {
 		name, authorization string
 		knowCallers         bool
@@ -30,7 +25,6 @@ func TestOthersAsksAtMostOnce(t *testing.T) {
 		{name: "no token", authorization: "", wantMe: "", wantRequests: 0},
 		{name: "asked", authorization: "Bearer t", wantMe: "users/1", wantRequests: 1},
 		{name: "known to the caller check", authorization: "Bearer known", knowCallers: true, wantMe: "users/7", wantRequests: 0},
-		{name: "not known to the caller check", authorization: "Bearer other", knowCallers: true, wantMe: "users/1", wantRequests: 1},
 		{name: "lockdown", authorization: "Bearer t", lockdown: true, wantMe: "users/1", wantRequests: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -59,7 +53,22 @@ func TestOthersAsksAtMostOnce(t *testing.T) {
 	}
 }
 
-// A memo Memos answers auth/me for without a user is a refusal.
+// A token the caller check refuses is not sent to Memos again: its error
+// stands.
+func TestOthersRefusedByTheCallerCheck(t *testing.T) {
+	doer := &fakeDoer{resp: &web.Response{Status: 200, Body: []byte(`{"user":{"name":"users/1"}}`)}}
+	c := New(testOptions(), doer)
+	refused := errors.New("Memos does not accept this token")
+	c.KnowCallers(func(context.Context, string) (string, error) { return "", refused })
+	if _, err := c.As("Bearer t").Others(t.Context()); !errors.Is(err, refused) {
+		t.Errorf("error %v, want the caller check's", err)
+	}
+	if n := len(doer.requests()); n != 0 {
+		t.Errorf("%d requests to Memos after the caller check refused the token", n)
+	}
+}
+
+// An auth/me answer without a user is a refusal.
 func TestOthersWithoutUser(t *testing.T) {
 	doer := &fakeDoer{resp: &web.Response{Status: 200, Body: []byte(`{}`)}}
 	_, err := New(testOptions(), doer).As("Bearer t").Others(t.Context())
