@@ -93,8 +93,10 @@ func idOf(u, prefix string) (string, bool) {
 
 // List returns one page of resources/list: the caller's memos, newest
 // first, or for a caller without a token the public memos Memos shows to
-// anyone (none when the instance shows nothing to visitors). Two requests
-// to Memos: who the caller is, and the page.
+// anyone (none when the instance shows nothing to visitors), marked as
+// other users' (memos.Others), or under LOCKDOWN none. One request to
+// Memos for the page, and one for who the caller is where the caller check
+// does not remember it.
 func (s *Server) List(ctx context.Context, cursor, authorization string) ([]byte, error) {
 	if len(cursor) > maxCursor || strings.Trim(cursor, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-") != "" {
 		return nil, jsonrpc.InvalidParams("invalid params: the cursor is not one this server gave")
