@@ -59,6 +59,8 @@ func main() {
 	// A caller's Memos token goes upstream (with the Access service token)
 	// only once Memos has accepted it.
 	callers := caller.New(instance.CurrentUser, caller.Options{})
+	// Whose a memo is, in results, is told from the caller check's answer.
+	instance.KnowCallers(callers.Verify)
 	var authServer server.Router
 	store, storeErr := grantStore()
 	if cfg.OAuthSecret != "" && storeErr != nil {
@@ -99,6 +101,7 @@ func memosOptions(cfg config.Config) memos.Options {
 	o := memos.Options{
 		AccessClientID: cfg.AccessClientID, AccessClientSecret: cfg.AccessClientSecret,
 		Timeout: cfg.Timeout, MaxResponseBytes: cfg.MaxRespBytes, Release: registry.MemosVersion(),
+		Lockdown: cfg.Lockdown,
 	}
 	if u := cfg.MemosURL; u != nil {
 		o.URL, o.Host, o.Path = u.String(), u.Host, u.Path

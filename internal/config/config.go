@@ -25,6 +25,8 @@ type Config struct {
 	// tools show when a call names none; "" is UTC. Whether the runtime
 	// knows it is checked where the zones are (main).
 	Timezone string
+	// Lockdown (LOCKDOWN) leaves other users' memos out of every result.
+	Lockdown bool
 	// Cloudflare Access service token sent with every upstream request, for
 	// an instance behind Access (Worker secrets). Both set or both empty.
 	AccessClientID     string
@@ -87,6 +89,9 @@ func Load(getenv func(string) string, hasBinding func(string) bool) (Config, err
 		errs = append(errs, err)
 	}
 	c.Timeout = time.Duration(ms) * time.Millisecond
+	if c.Lockdown, err = boolean(getenv, "LOCKDOWN", false); err != nil {
+		errs = append(errs, err)
+	}
 	if err := c.loadOAuth(getenv); err != nil {
 		errs = append(errs, err)
 	}

@@ -202,3 +202,30 @@ func TestLoadOAuthSecret(t *testing.T) {
 		})
 	}
 }
+
+func TestLoadLockdown(t *testing.T) {
+	for _, tc := range []struct {
+		name, value string
+		want        bool
+		wantErr     string
+	}{
+		{name: "unset", value: "", want: false},
+		{name: "on", value: " true ", want: true},
+		{name: "off", value: "false", want: false},
+		{name: "not a boolean", value: "others", wantErr: "LOCKDOWN"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Load(env(map[string]string{"MEMOS_URL": "https://m.example.com", "LOCKDOWN": tc.value}), func(string) bool { return false })
+			switch {
+			case tc.wantErr != "":
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want one naming %s", err, tc.wantErr)
+				}
+			case err != nil:
+				t.Fatal(err)
+			case c.Lockdown != tc.want:
+				t.Errorf("Lockdown = %v, want %v", c.Lockdown, tc.want)
+			}
+		})
+	}
+}

@@ -86,7 +86,7 @@ var tools = []Tool{
 		"id":{"type":"string"},"title":{"type":"string"},"text":{"type":"string"},"url":{"type":"string"},
 		"metadata":{"type":"object","additionalProperties":{"type":"string"}}}},
 	"annotations":{"title":"Fetch",` + reads + `},
-	"_meta":{"calls":["GET /api/v1/memos/{memo}"]}}`},
+	"_meta":{"calls":["GET /api/v1/memos/{memo}","GET /api/v1/auth/me"]}}`},
 
 	{Name: "attachment_read", ReadOnly: true, Run: (*Finder).attachmentRead, JSON: `{
 	"name":"attachment_read","title":"Read attachment",

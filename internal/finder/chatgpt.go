@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 )
@@ -75,7 +76,11 @@ func (f *Finder) fetch(ctx context.Context, args map[string]any, m Memos) ([]byt
 	if gerr != nil {
 		return nil, gerr
 	}
-	memo := rawjson.ParseBytes(body)
+	mb, err := memos.MarkOne(ctx, rawjson.ParseBytes(body), m.Others)
+	if err != nil {
+		return nil, err
+	}
+	memo := rawjson.ParseBytes(mb)
 	name := memo.Get("name").Str
 	o := newObject()
 	o.str("id", memoID(name))
@@ -98,6 +103,9 @@ func writeMetadata(o *object, memo rawjson.Value, z zone) {
 		o.str("updated", updated)
 	}
 	o.str("creator", memo.Get("creator").Str)
+	if v := memo.Get(memos.OtherMember).Str; v != "" {
+		o.str(memos.OtherMember, v)
+	}
 	if v := memo.Get("visibility").Str; v != "" && v != "PRIVATE" {
 		o.str("visibility", v)
 	}

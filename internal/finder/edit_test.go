@@ -160,6 +160,12 @@ func (s *syncMemos) File(context.Context, string, string) ([]byte, string, error
 
 func (s *syncMemos) WebURL() string { return "" }
 
+func (s *syncMemos) Others(ctx context.Context) (memos.Others, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.f.Others(ctx)
+}
+
 // Concurrent edits of one memo each apply their change to what the one
 // before wrote: 50 appends leave 50 lines.
 func TestMemoEditConcurrent(t *testing.T) {

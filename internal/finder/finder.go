@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 )
 
@@ -36,6 +37,9 @@ type Memos interface {
 	// WebURL is the address of the Memos web app, without a final slash,
 	// for links to memos people can open; "" when unknown.
 	WebURL() string
+	// Others says who the caller is and whether LOCKDOWN keeps other
+	// users' memos out; it asks Memos at most once (GET /api/v1/auth/me).
+	Others(ctx context.Context) (memos.Others, error)
 }
 
 // fail is an error of the call itself, such as a bad argument.

@@ -18,6 +18,9 @@ type fakeMemos struct {
 	asked   []string          // full paths, a PATCH's after "PATCH "
 	lost    *lostAnswer
 	refuse  error // a PATCH's answer, when set
+	// lockdown is LOCKDOWN; who the caller is, auth/me says, asked as
+	// memos.Caller asks it when nothing remembers the caller.
+	lockdown bool
 }
 
 // lostAnswer makes a PATCH go unanswered, applied or not, and the memo
@@ -60,6 +63,14 @@ func (f *fakeMemos) File(ctx context.Context, route, path string) ([]byte, strin
 
 func (f *fakeMemos) WebURL() string { return "https://memos.example" }
 
+func (f *fakeMemos) Others(ctx context.Context) (memos.Others, error) {
+	body, err := f.Get(ctx, "/api/v1/auth/me", "/api/v1/auth/me")
+	if err != nil {
+		return memos.Others{}, err
+	}
+	return memos.Others{Me: rawjson.ParseBytes(body).Get("user").Get("name").Str, Lockdown: f.lockdown}, nil
+}
+
 const fakeMemo = `{"name":"memos/abc","creator":"users/ann","createTime":"2024-03-10T11:00:00Z","updateTime":"2024-03-10T11:00:00Z",` +
 	`"content":"# Boiler\nserviced at 1.5 bar #home","snippet":"Boiler serviced at 1.5 bar","tags":["home"],"pinned":true,"visibility":"PRIVATE",` +
 	`"attachments":[{"name":"attachments/p","filename":"p.png","type":"image/png"}]}`
@@ -93,7 +104,7 @@ func TestTools(t *testing.T) {
 			asked: []string{"/api/v1/auth/me", "/api/v1/memos?pageSize=5&orderBy=create_time+desc&filter=" + uri.QueryEscape(
 				`creator == "users/ann" && content.contains("boiler") && content.contains("\")") && ((tags.exists(t, t == "home") || tags.exists(t, t.startsWith("home/")))) && ((created_ts >= timestamp("2024-03-09T11:00:00Z") && created_ts < timestamp("2024-03-10T11:00:00Z")))`)}},
 		{name: "memo_search of everything visible", tool: "memo_search", args: map[string]any{"scope": "all", "pageToken": "NEXT"},
-			asked: []string{"/api/v1/memos?pageSize=10&orderBy=create_time+desc&pageToken=NEXT"}},
+			asked: []string{"/api/v1/auth/me", "/api/v1/memos?pageSize=10&orderBy=create_time+desc&pageToken=NEXT"}},
 		{name: "search", tool: "search", args: map[string]any{"query": "boiler #home"},
 			want: `{"content":[{"type":"text","text":"{\"results\":[{\"id\":\"abc\",\"title\":\"Boiler\",\"url\":\"https://memos.example/memos/abc\"}]}"}],"structuredContent":{"results":[{"id":"abc","title":"Boiler","url":"https://memos.example/memos/abc"}]}}`},
 		{name: "fetch", tool: "fetch", args: map[string]any{"id": "memo://memos/abc"},

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 )
@@ -102,16 +103,17 @@ const listRoute = "/api/v1/memos"
 // me returns the caller's user name (users/<name>), or Memos' error (which
 // the tools report as it is), or the tool's own error.
 func me(ctx context.Context, m Memos) (string, error) {
-	body, err := m.Get(ctx, "/api/v1/auth/me", "/api/v1/auth/me")
+	o, err := m.Others(ctx)
 	if err != nil {
 		return "", err
 	}
-	name := rawjson.ParseBytes(body).Get("user").Get("name").Str
-	if name == "" {
-		return "", fail("Memos did not say who you are: these tools need a signed-in caller (send your Memos access token)")
+	if o.Me == "" {
+		return "", errAnonymous
 	}
-	return name, nil
+	return o.Me, nil
 }
+
+var errAnonymous = fail("Memos did not say who you are: these tools need a signed-in caller (send your Memos access token)")
 
 func (f *Finder) memoSearch(ctx context.Context, args map[string]any, m Memos) ([]byte, error) {
 	q, z, err := f.parseQuery(args)
@@ -126,11 +128,17 @@ func (f *Finder) memoSearch(ctx context.Context, args map[string]any, m Memos) (
 	if len(token) > maxPageToken {
 		return nil, fail("pageToken is not one that memo_search returned")
 	}
-	if str(args, "scope") != "all" {
-		var merr error
-		if q.Creator, merr = me(ctx, m); merr != nil {
-			return nil, merr
+	// Under scope all other users' memos are marked (memos.Others), and
+	// under LOCKDOWN the search is the caller's alone.
+	others, err := m.Others(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if str(args, "scope") != "all" || others.Lockdown {
+		if others.Me == "" {
+			return nil, errAnonymous
 		}
+		q.Creator = others.Me
 	}
 	body, gerr := m.Get(ctx, listRoute, listPath(q.Compile(), size, token))
 	if gerr != nil {
@@ -153,7 +161,7 @@ func (f *Finder) memoSearch(ctx context.Context, args map[string]any, m Memos) (
 	var links []byte
 	memos.ForEach(func(_, memo rawjson.Value) bool {
 		o.item('{')
-		if h.write(o, memo) {
+		if h.write(o, rawjson.ParseBytes(others.Mark(memo))) {
 			links = appendLink(links, memo.Get("name").Str)
 		}
 		o.close('}')
@@ -199,6 +207,9 @@ func (h *hitShape) write(o *object, memo rawjson.Value) bool {
 	}
 	if v := memo.Get("creator").Str; h.creator && v != "" {
 		o.str("creator", v)
+	}
+	if v := memo.Get(memos.OtherMember).Str; v != "" {
+		o.str(memos.OtherMember, v)
 	}
 	if v := memo.Get("visibility").Str; h.visibility && v != "" && v != "PRIVATE" {
 		o.str("visibility", v)

@@ -35,6 +35,7 @@ func TestSearchHits(t *testing.T) {
 	summer := `{"name":"memos/m2","creator":"users/bob","createTime":"2026-07-01T10:00:00Z","updateTime":"2026-07-03T08:00:00Z",` +
 		`"content":` + quoteJSON(long) + `,"visibility":"PUBLIC","pinned":true,"tags":["work/falcon"]}`
 	cutText := "…\n- [ ] review the Falcon PR by Friday\n…"
+	mine := strings.Replace(summer, "users/bob", "users/ann", 1) // scope mine
 	for _, tc := range []struct {
 		name  string
 		f     Finder
@@ -47,18 +48,18 @@ func TestSearchHits(t *testing.T) {
 			memos: []string{monday, summer},
 			want: `{"memos":[
 				{"name":"memos/m1","created":"2026-11-30T00:13:22+01:00","creator":"users/ann","text":"Standup moved to 9:30"},
-				{"name":"memos/m2","created":"2026-07-01T12:00:00+02:00","updated":"2026-07-03T10:00:00+02:00","creator":"users/bob","visibility":"PUBLIC","pinned":true,
+				{"name":"memos/m2","created":"2026-07-01T12:00:00+02:00","updated":"2026-07-03T10:00:00+02:00","creator":"users/bob","byOtherUser":"users/bob","visibility":"PUBLIC","pinned":true,
 				 "tags":["work/falcon"],"text":"Falcon review notes\n` + strings.ReplaceAll(cutText, "\n", `\n`) + `","cut":true}],
 				"timezone":"Europe/Berlin","url":"https://memos.example/memos/{id}","rest":"` + restNote + `"}`,
 			links: []string{"memo://memos/m2"}},
 		{name: "the call's zone over the deployment's; what the call implies left out", f: Finder{Zone: "Europe/Berlin"},
 			args:  map[string]any{"openTasks": true, "visibility": "PUBLIC", "pinned": true, "timezone": "UTC"},
-			memos: []string{summer},
+			memos: []string{mine},
 			want: `{"memos":[{"name":"memos/m2","created":"2026-07-01T10:00:00Z","updated":"2026-07-03T08:00:00Z","tags":["work/falcon"],
 				"text":"` + strings.ReplaceAll(cutText, "\n", `\n`) + `","cut":true}],
 				"timezone":"UTC","url":"https://memos.example/memos/{id}","rest":"` + restNote + `"}`,
 			links: []string{"memo://memos/m2"}},
-		{name: "no deployment zone: UTC; a day's first lines", args: map[string]any{"on": "2026-07-01"}, memos: []string{summer},
+		{name: "no deployment zone: UTC; a day's first lines", args: map[string]any{"on": "2026-07-01"}, memos: []string{mine},
 			want: `{"memos":[{"name":"memos/m2","created":"2026-07-01T10:00:00Z","updated":"2026-07-03T08:00:00Z","visibility":"PUBLIC","pinned":true,"tags":["work/falcon"],
 				"text":"Falcon review notes\n` + filler(53) + `…\n…","cut":true}],
 				"timezone":"UTC","url":"https://memos.example/memos/{id}","rest":"` + restNote + `"}`,

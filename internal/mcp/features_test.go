@@ -139,7 +139,7 @@ func TestFeatureCost(t *testing.T) {
 	}{
 		{"resources/templates/list", listTemplates, 0},
 		{"resources/list", listResources, 2},
-		{"resources/read of a memo", readMemo, 1},
+		{"resources/read of a memo", readMemo, 2}, // 1 where the caller check remembers the caller
 		{"resources/read of an attachment", readAttachment, 2},
 		{"resources/read of an attachment over the cap", `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"memo://attachments/big"}}`, 1},
 		{"resources/read of a URI not ours", `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"memo://memos/a/../../x"}}`, 0},
@@ -147,7 +147,7 @@ func TestFeatureCost(t *testing.T) {
 		{"prompts/get", getCapture, 0},
 		{"completion/complete of tags", completeTags, 2},
 		{"completion/complete of a long value", `{"jsonrpc":"2.0","id":4,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"capture"},"argument":{"name":"tags","value":"` + strings.Repeat("w", 1001) + `"}}}`, 0},
-		{"batch of four", "[" + readMemo + "," + readAttachment + "," + listResources + "," + completeTags + "]", 7},
+		{"batch of four", "[" + readMemo + "," + readAttachment + "," + listResources + "," + completeTags + "]", 8},
 		{"batch of five", "[" + readMemo + "," + readAttachment + "," + listResources + "," + completeTags + "," + readMemo + "]", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -39,6 +39,8 @@ type Options struct {
 	// Release is the Memos release the tools were built for, against
 	// which the instance's own is checked.
 	Release string
+	// Lockdown (LOCKDOWN) leaves other users' memos out of results.
+	Lockdown bool
 }
 
 // Client sends requests to one Memos instance through a web.Doer.
@@ -48,6 +50,7 @@ type Client struct {
 	base    string // URL, or a placeholder host behind a service binding
 	version versionCache
 	health  healthCache
+	whose   func(ctx context.Context, token string) (string, error) // KnowCallers
 }
 
 // New returns a Client for opts, sending requests through doer.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/visible"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
 
@@ -166,7 +167,7 @@ func (s *Server) fetchClient(ctx context.Context, id, fetchURL string) (client, 
 	if len(c.Name) > maxNameLen {
 		return client{}, errors.New("its client ID metadata document's client_name is longer than " + strconv.Itoa(maxNameLen) + " bytes")
 	}
-	c.Name = cleanName(c.Name)
+	c.Name = visible.Line(c.Name)
 	for _, u := range doc.Get("redirect_uris").Array() {
 		if !redirectAllowed(u.Str) {
 			return client{}, errors.New("its client ID metadata document lists a redirect URI that is not https to a DNS name, or http to a loopback address")
@@ -221,7 +222,7 @@ func (s *Server) register(req *web.Request) *web.Response {
 	case len(c.Name) > maxNameLen:
 		return withCORS(oauthError(400, "invalid_client_metadata", "client_name is longer than "+strconv.Itoa(maxNameLen)+" bytes"))
 	}
-	c.Name = cleanName(c.Name)
+	c.Name = visible.Line(c.Name)
 	for _, g := range doc.Get("grant_types").Array() {
 		if g.Str != grantCode && g.Str != grantRefresh {
 			return withCORS(oauthError(400, "invalid_client_metadata", "grant_types may hold "+grantCode+" and "+grantRefresh+" only"))

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/visible"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
 
@@ -138,20 +139,6 @@ func choicesFrom(form uri.Values, scope string) choices {
 	return c
 }
 
-// cleanName drops from an app's name what could make it read as another:
-// bidirectional controls, invisible format characters and control
-// characters. Invalid UTF-8 becomes U+FFFD.
-func cleanName(s string) string {
-	return strings.TrimSpace(strings.Map(func(r rune) rune {
-		switch {
-		case r < 0x20, 0x7f <= r && r < 0xa0, r == 0xad, r == 0x61c, r == 0x180e, 0x200b <= r && r <= 0x200f,
-			0x2028 <= r && r <= 0x202e, 0x2060 <= r && r <= 0x206f, r == 0xfeff, 0xfff9 <= r && r <= 0xfffb, 0xe0000 <= r && r <= 0xe007f:
-			return -1
-		}
-		return r
-	}, strings.ToValidUTF8(s, "\uFFFD")))
-}
-
 // consentPage asks the person whether the client may use their Memos, and
 // how they prove who they are. pending is the sealed authorization request
 // the form carries back; chosen is what the page has selected; problem,
@@ -171,7 +158,7 @@ func (s *Server) consentPage(req *web.Request, pending, clientName, redirect, sc
 		return errorPage(400, "The address this app returns to cannot be shown as it is. Go back to the app and connect again.")
 	}
 	host := strings.TrimPrefix(origin, target.Scheme+"://")
-	name := cleanName(clientName)
+	name := visible.Line(clientName)
 	var b strings.Builder
 	b.WriteString(`<h1>Allow this app to use your Memos?</h1>`)
 	if name == "" {

@@ -23,26 +23,6 @@ func TestEscapeHTML(t *testing.T) {
 	}
 }
 
-func TestCleanName(t *testing.T) {
-	for _, tc := range []struct{ name, in, want string }{
-		{"plain", "Claude", "Claude"},
-		{"right-to-left override", "Evil\u202egpj.exe", "Evilgpj.exe"},
-		{"isolates and marks", "\u2066a\u2069\u200fb\u061c\u200ec", "abc"},
-		{"zero width", "Cl\u200baude\ufeff\u2060", "Claude"},
-		{"controls", "a\x00b\nc\x7f\u0085d", "abcd"},
-		{"soft hyphen and tags", "a\u00adb\U000E0041", "ab"},
-		{"invalid UTF-8", "a\xffb", "a\ufffdb"},
-		{"spaces kept inside, trimmed outside", "  My App  ", "My App"},
-		{"other scripts kept", "Приложение 日本", "Приложение 日本"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := cleanName(tc.in); got != tc.want {
-				t.Errorf("cleanName(%q) = %q, want %q", tc.in, got, tc.want)
-			}
-		})
-	}
-}
-
 // The consent page names the app as unchecked, without the characters that
 // could make its name read as another, and the host it returns to in
 // ASCII; its form may lead to that origin only.

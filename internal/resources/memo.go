@@ -2,6 +2,7 @@ package resources
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/finder"
@@ -11,15 +12,26 @@ import (
 )
 
 // readMemo answers resources/read of memo://memos/{id}: one request to
-// Memos.
+// Memos, and one more to learn who the caller is when nothing remembers it
+// (memos.Others). Another user's memo is marked, or under LOCKDOWN not
+// found.
 func (s *Server) readMemo(ctx context.Context, u, id, authorization string) ([]byte, error) {
-	memo, err := s.memos.As(authorization).GetJSON(ctx, "/api/v1/memos/{memo}", "/api/v1/memos/"+uri.PathEscape(id))
+	m := s.memos.As(authorization)
+	raw, err := m.GetJSON(ctx, "/api/v1/memos/{memo}", "/api/v1/memos/"+uri.PathEscape(id))
 	if status(err) == 404 {
 		return nil, NotFound(u)
 	}
 	if err != nil {
 		return nil, err
 	}
+	marked, err := memos.MarkOne(ctx, raw, m.Others)
+	if errors.Is(err, memos.ErrLockdown) {
+		return nil, lockedOut(u)
+	}
+	if err != nil {
+		return nil, err
+	}
+	memo := rawjson.ParseBytes(marked)
 	b := []byte(`{"contents":[{"uri":`)
 	b = rawjson.AppendString(b, u)
 	b = append(b, `,"mimeType":"text/markdown","text":`...)
@@ -28,7 +40,8 @@ func (s *Server) readMemo(ctx context.Context, u, id, authorization string) ([]b
 }
 
 // markdown renders a memo of Memos' API as Markdown: a front matter of
-// YAML with what the content does not say (its name, creator, visibility
+// YAML with what the content does not say (its name, creator, by_other_user
+// for another user's memo (memos.Others), visibility
 // when not PRIVATE, pinned when it is, state when not NORMAL, tags when it
 // has any, its times in the deployment's time zone as the finding tools
 // write them, the memo it comments on, and its attachments as resources),
@@ -43,6 +56,7 @@ func (s *Server) markdown(memo rawjson.Value) string {
 	}
 	field("name", memo.Get("name").Str)
 	field("creator", memo.Get("creator").Str)
+	field("by_other_user", memo.Get(memos.OtherMember).Str)
 	if v := memo.Get("visibility").Str; v != "PRIVATE" {
 		field("visibility", v)
 	}
@@ -116,7 +130,8 @@ func isAlnum(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
-// appendListEntry writes the resources/list entry of a memo.
+// appendListEntry writes the resources/list entry of a memo, marked by
+// memos.Others: another user's says so in its description.
 func appendListEntry(b []byte, id string, memo rawjson.Value) []byte {
 	b = append(b, `{"uri":`...)
 	b = rawjson.AppendString(b, MemoPrefix+id)
@@ -124,6 +139,10 @@ func appendListEntry(b []byte, id string, memo rawjson.Value) []byte {
 	b = rawjson.AppendString(b, "memos/"+id)
 	b = append(b, `,"title":`...)
 	b = rawjson.AppendString(b, Title(memo.Get("content").Str))
+	if by := memo.Get(memos.OtherMember).Str; by != "" {
+		b = append(b, `,"description":`...)
+		b = rawjson.AppendString(b, "another user's memo, by "+by)
+	}
 	b = append(b, `,"mimeType":"text/markdown"`...)
 	if t := memo.Get("updateTime").Str; t != "" {
 		b = append(b, `,"annotations":{"lastModified":`...)

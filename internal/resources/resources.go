@@ -93,21 +93,25 @@ func idOf(u, prefix string) (string, bool) {
 
 // List returns one page of resources/list: the caller's memos, newest
 // first, or for a caller without a token the public memos Memos shows to
-// anyone (none when the instance shows nothing to visitors). Two requests
-// to Memos: who the caller is, and the page.
+// anyone (none when the instance shows nothing to visitors), marked as
+// other users' (memos.Others), or under LOCKDOWN none. One request to
+// Memos for the page, and one for who the caller is where the caller check
+// does not remember it.
 func (s *Server) List(ctx context.Context, cursor, authorization string) ([]byte, error) {
 	if len(cursor) > maxCursor || strings.Trim(cursor, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-") != "" {
 		return nil, jsonrpc.InvalidParams("invalid params: the cursor is not one this server gave")
 	}
 	query := "?pageSize=" + strconv.Itoa(ListPageSize)
-	anonymous := !memos.HasToken(authorization)
-	if !anonymous {
-		me, err := s.memos.As(authorization).GetJSON(ctx, "/api/v1/auth/me", "/api/v1/auth/me")
-		if err != nil {
-			return nil, err
-		}
-		user := me.Get("user").Get("name").Str
-		query += "&filter=" + uri.QueryEscape(`creator == "`+celEscape(user)+`"`)
+	others, err := s.memos.As(authorization).Others(ctx)
+	if err != nil {
+		return nil, err
+	}
+	anonymous := others.Me == ""
+	switch {
+	case anonymous && others.Lockdown:
+		return []byte(`{"resources":[]}`), nil // every memo is another's
+	case !anonymous:
+		query += "&filter=" + uri.QueryEscape(`creator == "`+celEscape(others.Me)+`"`)
 	}
 	if cursor != "" {
 		query += "&pageToken=" + uri.QueryEscape(cursor)
@@ -132,7 +136,7 @@ func (s *Server) List(ctx context.Context, cursor, authorization string) ([]byte
 			b = append(b, ',')
 		}
 		n++
-		b = appendListEntry(b, id, memo)
+		b = appendListEntry(b, id, rawjson.ParseBytes(others.Mark(memo)))
 		return n < ListPageSize
 	})
 	b = append(b, ']')
@@ -161,6 +165,14 @@ func celEscape(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// lockedOut is the error of another user's memo under LOCKDOWN: not found,
+// saying why.
+func lockedOut(u string) error {
+	err := NotFound(u).(*jsonrpc.Error)
+	err.Message += ": " + memos.ErrLockdown.Error()
+	return err
 }
 
 // NotFound is the error of a URI that names no resource: the protocol's

@@ -43,13 +43,13 @@ func TestRead(t *testing.T) {
 	}{
 		{name: "memo", uri: "memo://memos/m1", auth: memostest.Token,
 			want:     `{"uri":"memo://memos/m1","mimeType":"text/markdown","text":` + rawjson.Quote(m1) + `}`,
-			requests: []string{"/api/v1/memos/m1"}},
+			requests: []string{"/api/v1/memos/m1", "/api/v1/auth/me"}},
 		{name: "comment", uri: "memo://memos/m3", auth: memostest.Token,
 			want: `{"uri":"memo://memos/m3","mimeType":"text/markdown","text":` + rawjson.Quote("---\nname: memos/m3\ncreator: users/alice\nvisibility: PROTECTED\n"+
 				"created: 2026-03-16T12:00:00Z\ncomment_on: memo://memos/m1\n---\n\nPaid: \"done\"") + `}`,
-			requests: []string{"/api/v1/memos/m3"}},
-		{name: "public memo without a token", uri: "memo://memos/m2",
-			want: `{"uri":"memo://memos/m2","mimeType":"text/markdown","text":` + rawjson.Quote("---\nname: memos/m2\ncreator: users/alice\nvisibility: PUBLIC\ntags: [\"home\"]\n"+
+			requests: []string{"/api/v1/memos/m3", "/api/v1/auth/me"}},
+		{name: "public memo without a token: another user's", uri: "memo://memos/m2",
+			want: `{"uri":"memo://memos/m2","mimeType":"text/markdown","text":` + rawjson.Quote("---\nname: memos/m2\ncreator: users/alice\nby_other_user: users/alice\nvisibility: PUBLIC\ntags: [\"home\"]\n"+
 				"created: 2026-04-01T08:00:00Z\n---\n\nPlant the tulips #home") + `}`,
 			requests: []string{"/api/v1/memos/m2"}},
 		{name: "unknown memo", uri: "memo://memos/nope", auth: memostest.Token, notFound: true, requests: []string{"/api/v1/memos/nope"}},
@@ -164,7 +164,7 @@ func TestList(t *testing.T) {
 			requests: []string{"/api/v1/auth/me", mine + "&pageToken=bogus"}},
 		{name: "cursor that is no page token", auth: memostest.Token, cursor: "a&filter=x", invalid: true},
 		{name: "cursor too long", auth: memostest.Token, cursor: strings.Repeat("A", 513), invalid: true},
-		{name: "without a token: the public memos", want: `{"resources":[{"uri":"memo://memos/m2","name":"memos/m2","title":"Plant the tulips #home","mimeType":"text/markdown","annotations":{"lastModified":"2026-04-01T08:00:00Z"}}]}`,
+		{name: "without a token: the public memos, another user's", want: `{"resources":[{"uri":"memo://memos/m2","name":"memos/m2","title":"Plant the tulips #home","description":"another user's memo, by users/alice","mimeType":"text/markdown","annotations":{"lastModified":"2026-04-01T08:00:00Z"}}]}`,
 			requests: []string{"/api/v1/memos?pageSize=50"}},
 		{name: "refused token", auth: memostest.Deleted, err: "401 Unauthorized: authentication required", requests: []string{"/api/v1/auth/me"}},
 	} {
@@ -236,6 +236,50 @@ func TestTitle(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := Title(tc.content); got != tc.want {
 				t.Errorf("Title(%q) = %q, want %q", tc.content, got, tc.want)
+			}
+		})
+	}
+}
+
+// Under LOCKDOWN another user's memo is not found, and a caller without a
+// token, to whom every memo is another's, is listed none without asking
+// Memos; the caller's own memos stay.
+func TestLockdown(t *testing.T) {
+	for _, tc := range []struct {
+		name, auth, uri string // uri "" lists
+		want, wantNot   string
+		notFound        bool
+		requests        []string
+	}{
+		{name: "another user's memo", uri: "memo://memos/m2", notFound: true, requests: []string{"/api/v1/memos/m2"}},
+		{name: "the caller's own memo", uri: "memo://memos/m2", auth: memostest.Token, want: "Plant the tulips", wantNot: "by_other_user", requests: []string{"/api/v1/memos/m2", "/api/v1/auth/me"}},
+		{name: "list without a token", want: `{"resources":[]}`},
+		{name: "the caller's list", auth: memostest.Token, want: `"memo://memos/m1"`,
+			requests: []string{"/api/v1/auth/me", "/api/v1/memos?pageSize=50&filter=creator+%3D%3D+%22users%2Falice%22"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := &memostest.Memos{Lockdown: true}
+			s := New(fake.Client(1<<20), 4096)
+			var got []byte
+			var err error
+			if tc.uri == "" {
+				got, err = s.List(context.Background(), "", tc.auth)
+			} else {
+				got, err = s.Read(context.Background(), tc.uri, tc.auth)
+			}
+			var nf *jsonrpc.Error
+			switch {
+			case tc.notFound:
+				if !errors.As(err, &nf) || nf.Code != jsonrpc.CodeResourceNotFound || !strings.Contains(nf.Message, "LOCKDOWN") {
+					t.Errorf("got %s, %v; want not found, saying LOCKDOWN", got, err)
+				}
+			case err != nil:
+				t.Fatal(err)
+			case !strings.Contains(string(got), tc.want) || tc.wantNot != "" && strings.Contains(string(got), tc.wantNot):
+				t.Errorf("got %s, want it to hold %s and not %q", got, tc.want, tc.wantNot)
+			}
+			if diff := cmp.Diff(tc.requests, fake.Requests()); diff != "" {
+				t.Errorf("requests to Memos (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -35,6 +35,8 @@ func (tb *Table) guard(name string) func(ctx context.Context, t *tool, a argumen
 		return tb.getMemo
 	case "auth_get_current_user":
 		return tb.currentUser
+	case "memo_list_memos", "memo_list_memo_comments":
+		return tb.listMemos
 	case "memo_update_memo":
 		return tb.updateMemo
 	case "memo_delete_memo":
@@ -89,13 +91,18 @@ func unclear(err error) bool {
 	return ok && e.Unsure
 }
 
-// getMemo is memo_get_memo with the memo's contentHash added.
+// getMemo is memo_get_memo with the memo's contentHash added (that of its
+// content as Memos holds it), and another user's memo marked (others.go).
 func (tb *Table) getMemo(ctx context.Context, t *tool, a arguments, authorization string) ([]byte, error) {
 	obj, _, err := tb.answer(ctx, t, a, authorization)
 	if err != nil {
 		return nil, err
 	}
-	hash := memos.ContentHash(rawjson.ParseBytes(obj).Get("content").Str)
+	memo := rawjson.ParseBytes(obj)
+	hash := memos.ContentHash(memo.Get("content").Str)
+	if obj, err = memos.MarkOne(ctx, memo, tb.caller(t, authorization).Others); err != nil {
+		return nil, err
+	}
 	return result(withMember(obj, "contentHash", rawjson.AppendString(nil, hash))), nil
 }
 

@@ -24,8 +24,8 @@ func TestGuardsNameTools(t *testing.T) {
 			guarded++
 		}
 	}
-	if guarded != 8 {
-		t.Errorf("%d tools have a guard, want 8 (every name in Table.guard)", guarded)
+	if guarded != 10 {
+		t.Errorf("%d tools have a guard, want 10 (every name in Table.guard)", guarded)
 	}
 }
 

@@ -90,32 +90,62 @@ func (m *Memos) LogPath() string { return m.proc.logPath }
 // bootstrap creates the first user, signs in and creates a token that never
 // expires.
 func (m *Memos) bootstrap(ctx context.Context) error {
-	secret := make([]byte, 12)
-	rand.Read(secret)
-	password := hex.EncodeToString(secret)
-	m.Password = password
-	if err := m.post(ctx, "/api/v1/users", "", map[string]any{"username": m.Username, "password": password}, nil); err != nil {
+	m.Password = newPassword()
+	if err := m.post(ctx, "/api/v1/users", "", map[string]any{"username": m.Username, "password": m.Password}, nil); err != nil {
 		return fmt.Errorf("create first user: %w", err)
 	}
+	token, err := m.newToken(ctx, m.Username, m.Password)
+	m.Token = token
+	return err
+}
+
+// User is another user of the instance than the first, with a token.
+type User struct {
+	Name  string // resource name, users/<id>
+	Token string // personal access token
+}
+
+// AddUser creates a user who is not an admin, as the first user does
+// (POST /api/v1/users), and a personal access token for them.
+func (m *Memos) AddUser(ctx context.Context, username string) (User, error) {
+	password := newPassword()
+	var created struct {
+		Name string `json:"name"`
+	}
+	if err := m.post(ctx, "/api/v1/users", m.Token, map[string]any{"username": username, "password": password, "role": "USER"}, &created); err != nil {
+		return User{}, fmt.Errorf("create user %s: %w", username, err)
+	}
+	token, err := m.newToken(ctx, username, password)
+	return User{Name: created.Name, Token: token}, err
+}
+
+func newPassword() string {
+	secret := make([]byte, 12)
+	rand.Read(secret)
+	return hex.EncodeToString(secret)
+}
+
+// newToken signs in as username and creates a personal access token that
+// never expires.
+func (m *Memos) newToken(ctx context.Context, username, password string) (string, error) {
 	var signin struct {
 		AccessToken string `json:"accessToken"`
 	}
-	creds := map[string]any{"passwordCredentials": map[string]any{"username": m.Username, "password": password}}
+	creds := map[string]any{"passwordCredentials": map[string]any{"username": username, "password": password}}
 	if err := m.post(ctx, "/api/v1/auth/signin", "", creds, &signin); err != nil {
-		return fmt.Errorf("sign in: %w", err)
+		return "", fmt.Errorf("sign in: %w", err)
 	}
 	var pat struct {
 		Token string `json:"token"`
 	}
 	req := map[string]any{"description": "memos-mcp-edge", "expiresInDays": 0}
-	if err := m.post(ctx, "/api/v1/users/"+m.Username+"/personalAccessTokens", signin.AccessToken, req, &pat); err != nil {
-		return fmt.Errorf("create personal access token: %w", err)
+	if err := m.post(ctx, "/api/v1/users/"+username+"/personalAccessTokens", signin.AccessToken, req, &pat); err != nil {
+		return "", fmt.Errorf("create personal access token: %w", err)
 	}
 	if pat.Token == "" {
-		return errors.New("create personal access token: empty token in the answer")
+		return "", errors.New("create personal access token: empty token in the answer")
 	}
-	m.Token = pat.Token
-	return nil
+	return pat.Token, nil
 }
 
 // post sends a JSON request to the instance and decodes a 2xx answer into out.

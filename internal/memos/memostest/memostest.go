@@ -28,6 +28,9 @@ const (
 
 // Memos is the fake instance; it implements web.Doer.
 type Memos struct {
+	// Lockdown is the clients' LOCKDOWN.
+	Lockdown bool
+
 	mu       sync.Mutex
 	requests []string
 }
@@ -35,7 +38,7 @@ type Memos struct {
 // Client returns a Memos client that reads from m, with responses capped
 // at maxBytes.
 func (m *Memos) Client(maxBytes int) *memos.Client {
-	return memos.New(memos.Options{URL: Base, MaxResponseBytes: maxBytes, Timeout: time.Second}, m)
+	return memos.New(memos.Options{URL: Base, MaxResponseBytes: maxBytes, Timeout: time.Second, Lockdown: m.Lockdown}, m)
 }
 
 // Requests returns the path and query of every request so far, in order.

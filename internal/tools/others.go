@@ -1,0 +1,40 @@
+package tools
+
+import (
+	"context"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
+)
+
+// Other users' memos in the generated tools' results (memos.Others): the
+// tools that answer with memos run through listMemos or getMemo, which
+// mark another user's memo, or leave it out under LOCKDOWN. Learning who
+// the caller is costs no request where the caller check remembers it, and
+// at most one (GET /api/v1/auth/me) otherwise; a page without memos asks
+// nothing.
+
+// listMemos is memo_list_memos or memo_list_memo_comments, other users'
+// memos marked.
+func (tb *Table) listMemos(ctx context.Context, t *tool, a arguments, authorization string) ([]byte, error) {
+	obj, escapes, err := tb.answer(ctx, t, a, authorization)
+	if err != nil {
+		return nil, err
+	}
+	list := rawjson.ParseBytes(obj)
+	if len(list.Get("memos").Array()) == 0 {
+		return successResult(obj, escapes), nil
+	}
+	o, err := tb.caller(t, authorization).Others(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return result(o.MarkList(list, "memos")), nil
+}
+
+// caller is the instance as the caller of the tool t sees it.
+func (tb *Table) caller(t *tool, authorization string) memos.Caller {
+	m := tb.memos.As(authorization)
+	m.Tool = t.def.Name
+	return m
+}
