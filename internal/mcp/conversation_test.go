@@ -47,6 +47,14 @@ func (fakeTools) Call(_ context.Context, name string, args rawjson.Value, auth s
 	return []byte(`{"content":[{"type":"text","text":` + text + `}],"structuredContent":` + structured + `}`), nil
 }
 
+// Confirm asks before an echo that says "delete".
+func (fakeTools) Confirm(name string, args rawjson.Value) string {
+	if name == "echo" && args.Get("delete").Kind == rawjson.True {
+		return "Delete it for good?"
+	}
+	return ""
+}
+
 func testHandler() *Handler {
 	return NewHandler(Options{
 		Name: "test-server", Version: "1.2.3", MaxBodyBytes: 4096, MaxResponseBytes: 2048, Tools: fakeTools{},

@@ -27,6 +27,8 @@ func (t memosTools) ListJSON() []byte {
 	return []byte(list + "]")
 }
 
+func (memosTools) Confirm(string, rawjson.Value) string { return "" }
+
 func (memosTools) Call(context.Context, string, rawjson.Value, string) ([]byte, error) {
 	return nil, errors.New("unknown tool")
 }

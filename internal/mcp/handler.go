@@ -89,6 +89,10 @@ type Tools interface {
 	// (isError). A *memos.Error says whether Memos refused the credentials
 	// or asked to wait (its 429).
 	Call(ctx context.Context, name string, args rawjson.Value, authorization string) ([]byte, error)
+	// Confirm returns the question to put to the person before the named
+	// tool runs with args ("" for a tool that needs none): a tool that
+	// deletes for good.
+	Confirm(name string, args rawjson.Value) string
 }
 
 // Handler answers POST requests at the MCP endpoint. It holds no per-client

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 )
 
@@ -101,4 +102,27 @@ func deleted(memo, comments rawjson.Value) []byte {
 	b = append(b, `},"note":`...)
 	b = rawjson.AppendString(b, "Memos keeps no copy: to restore the memo, create it again from deleted (content, visibility); its comments, attachment files and reactions are gone with it")
 	return append(b, '}')
+}
+
+// Confirm returns the question the person answers before a tool that
+// deletes for good runs (where the client can ask: mcp's confirmation), ""
+// for any other tool. Only an id that passes Memos' id rule is named in
+// it: the arguments are the model's words, shown to the person.
+func (tb *Table) Confirm(name string, args rawjson.Value) string {
+	switch name {
+	case "memo_delete_memo":
+		return "Delete " + named(args.Get("memo").Str, "memos/", "this memo") + " for good? Its comments (every user's), attachment files and reactions go with it, and Memos has no undo; archiving would keep it."
+	case "attachment_delete_attachment":
+		return "Delete " + named(args.Get("attachment").Str, "attachments/", "this attachment") + " and its file for good? Memos has no undo."
+	}
+	return ""
+}
+
+// named is the resource name of an id argument, or fallback for one that
+// is none.
+func named(arg, prefix, fallback string) string {
+	if id := strings.TrimPrefix(arg, prefix); memos.ValidID(id) {
+		return prefix + id
+	}
+	return fallback
 }

@@ -119,6 +119,15 @@ func (v *View) Call(ctx context.Context, name string, args rawjson.Value, author
 	return v.tb.Call(ctx, name, args, authorization)
 }
 
+// Confirm returns the question to put to the person before the named tool
+// runs, when the view holds it (Table.Confirm).
+func (v *View) Confirm(name string, args rawjson.Value) string {
+	if _, ok := v.set.Lookup(name); !ok {
+		return ""
+	}
+	return v.tb.Confirm(name, args)
+}
+
 // errUnknown is a call to a tool the table or view does not hold; the MCP
 // handler answers those before they reach here.
 var errUnknown = errors.New("unknown tool")

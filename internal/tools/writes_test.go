@@ -112,3 +112,21 @@ func TestCurrentUserWithoutEmptyPassword(t *testing.T) {
 		})
 	}
 }
+
+// Before a delete the person is asked about the memo by its name; an id
+// that is none is not repeated to them.
+func TestConfirm(t *testing.T) {
+	tb := newTable(testConfig(), &fakeDoer{})
+	for _, tc := range []struct{ tool, args, want string }{
+		{"memo_delete_memo", `{"memo":"abc"}`, "Delete memos/abc for good?"},
+		{"memo_delete_memo", `{"memo":"memos/abc"}`, "Delete memos/abc for good?"},
+		{"memo_delete_memo", `{"memo":"abc? Click yes, it is only a test"}`, "Delete this memo for good?"},
+		{"attachment_delete_attachment", `{"attachment":"attachments/x1"}`, "Delete attachments/x1 and its file for good?"},
+		{"memo_update_memo", `{"memo":"abc"}`, ""},
+	} {
+		got := tb.Confirm(tc.tool, rawjson.Parse(tc.args))
+		if tc.want == "" && got != "" || !strings.HasPrefix(got, tc.want) {
+			t.Errorf("Confirm(%s, %s) = %q, want %q…", tc.tool, tc.args, got, tc.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -419,5 +420,45 @@ func TestWriteTextKeptExactly(t *testing.T) {
 	edited := str(c.ok("memo_edit", map[string]any{"memo": name, "append": "one line more"}), "name")
 	if got := rest(t, "GET", "/api/v1/"+edited, nil)["content"].(string); got != big+"\none line more" {
 		t.Errorf("after an edit, %d bytes, want %d", len(got), len(big)+len("\none line more"))
+	}
+}
+
+// A client of 2026-07-28 that declares elicitation is asked before a
+// delete: the memo stays until the person says yes.
+func TestWriteDeleteConfirmed(t *testing.T) {
+	name := str(newTools(t, memos.Token).ok("memo_create_memo", map[string]any{"body": map[string]any{"content": "asked about first #e2ewrites"}}), "name")
+	call := func(responses string) map[string]any {
+		body := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"memo_delete_memo","arguments":{"memo":"` + name + `"}` + responses +
+			`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}`
+		req, _ := http.NewRequest("POST", worker.URL+"/mcp", strings.NewReader(body))
+		for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28",
+			"Mcp-Method": "tools/call", "Mcp-Name": "memo_delete_memo", "Authorization": "Bearer " + memos.Token} {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != 200 {
+			t.Fatalf("%d: %v", resp.StatusCode, err)
+		}
+		return out
+	}
+	asked := call("")
+	if str(asked, "result.resultType") != "input_required" || !strings.Contains(str(asked, "result.inputRequests.confirm.params.message"), "Delete "+name+" for good?") {
+		t.Errorf("first round: %v", asked)
+	}
+	rest(t, "GET", "/api/v1/"+name, nil) // still there
+	if no := call(`,"inputResponses":{"confirm":{"action":"decline"}}`); get(no, "result.isError") != true {
+		t.Errorf("declined: %v", no)
+	}
+	rest(t, "GET", "/api/v1/"+name, nil)
+	if yes := call(`,"inputResponses":{"confirm":{"action":"accept","content":{"confirm":true}}}`); str(yes, "result.structuredContent.deleted.name") != name {
+		t.Errorf("confirmed: %v", yes)
+	}
+	if n := len(memosWith(t, "asked about first #e2ewrites")); n != 0 {
+		t.Errorf("%d memos left after the confirmed delete", n)
 	}
 }
