@@ -116,6 +116,17 @@ func MarkOne(ctx context.Context, memo rawjson.Value, others func(context.Contex
 	return o.Mark(memo), nil
 }
 
+// Touches reports whether MarkList would change a page of memos: one of
+// them is another user's.
+func (o Others) Touches(page rawjson.Value) bool {
+	theirs := false
+	page.ForEach(func(_, memo rawjson.Value) bool {
+		theirs = o.Theirs(memo)
+		return !theirs
+	})
+	return theirs
+}
+
 // MarkList returns list, an object, as compact JSON with the memos of its
 // array member key marked, and under Lockdown other users' left out.
 func (o Others) MarkList(list rawjson.Value, key string) []byte {

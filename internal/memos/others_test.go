@@ -117,3 +117,21 @@ func TestMarkList(t *testing.T) {
 		t.Errorf("a page of others' memos under lockdown = %s", got)
 	}
 }
+
+// Touches says whether MarkList would change a page: exactly when it does.
+func TestTouches(t *testing.T) {
+	for _, page := range []string{
+		`{"memos":[{"name":"memos/a","creator":"users/1","content":"mine"},{"name":"memos/b","creator":"users/1"}]}`,
+		`{"memos":[{"name":"memos/a","creator":"users/1"},{"name":"memos/b","creator":"users/2","content":"theirs"}]}`,
+		`{"memos":[{"name":"memos/a"}]}`,
+		`{"memos":[]}`,
+	} {
+		for _, lockdown := range []bool{false, true} {
+			o := Others{Me: "users/1", Lockdown: lockdown}
+			list := rawjson.Parse(page)
+			if changed := string(o.MarkList(list, "memos")) != page; o.Touches(list.Get("memos")) != changed {
+				t.Errorf("%s, lockdown %v: Touches %v, MarkList changes it: %v", page, lockdown, !changed, changed)
+			}
+		}
+	}
+}

@@ -163,9 +163,7 @@ func (tb *Table) call(ctx context.Context, t *tool, args rawjson.Value, authoriz
 
 // callFinder runs a hand-written tool with the caller's credentials.
 func (tb *Table) callFinder(ctx context.Context, t *tool, a arguments, authorization string) ([]byte, error) {
-	m := tb.memos.As(authorization)
-	m.Tool = t.def.Name
-	return t.def.Handwritten.Run(&tb.finder, ctx, a.values, m)
+	return t.def.Handwritten.Run(&tb.finder, ctx, a.values, tb.caller(t, authorization))
 }
 
 // arguments decodes a call's arguments and validates them against the

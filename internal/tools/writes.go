@@ -61,9 +61,7 @@ func (tb *Table) send(ctx context.Context, t *tool, a arguments, authorization s
 
 // read reads a Memos object for a guard of the tool t.
 func (tb *Table) read(ctx context.Context, t *tool, authorization, route, path string) (rawjson.Value, error) {
-	m := tb.memos.As(authorization)
-	m.Tool = t.def.Name
-	return m.GetJSON(ctx, route, path)
+	return tb.caller(t, authorization).GetJSON(ctx, route, path)
 }
 
 // Routes and paths of the objects the guards read.
