@@ -327,12 +327,16 @@ export async function readBody(message, max, keep = 0) {
     // whole, the fastest way, and one over it is left unread: cancelling an
     // incoming request's body would cut off the 413 that says so.
     if (max > 0 && Number(declared) > max) {
-      // Its head is read only from a body of a few times the cap, which
-      // the client has most likely sent whole: the runtime drops the
-      // connection of an answer whose request is still arriving once its
-      // body was begun (measured with 60 MB).
+      // Its head is read only from a body of a few times the cap, the
+      // rest dropped: the runtime drops the connection of an answer whose
+      // request is still arriving once its body was begun (measured with
+      // 60 MB), or answers it with no body.
       if (keep === 0 || Number(declared) > headWithin * max) return null;
-      const { value } = await piecesOf(message.body).read(keep);
+      const reader = piecesOf(message.body);
+      const { value } = await reader.read(keep);
+      // The rest is read and dropped, so that the answer comes after the
+      // whole request, as the runtime needs.
+      for (let done = false; !done; ) ({ done } = await reader.read(lastPiece));
       return { head: value ? value.subarray(0, keep) : new Uint8Array(0) };
     }
     return [new Uint8Array(await message.arrayBuffer())];
