@@ -73,7 +73,7 @@ func main() {
 			fatal(err) // config.Load checked the secrets already
 		}
 		o := oauth.New(oauth.Options{
-			Keys: keys, Memos: instance, Store: store, Callers: callers, Fetch: bridge.Fetcher{MaxBytes: oauth.DocumentMaxBytes},
+			Keys: keys, Memos: instance, Store: store, Callers: callers, Fetch: bridge.Fetcher{MaxBytes: oauth.DocumentMaxBytes}, SHA256: bridge.SHA256,
 			Instance: instance.InstanceName(), AcceptMemosTokens: cfg.OAuthAcceptMemosTokens,
 			AllowLoopbackClients: cfg.OAuthAllowLoopbackClients,
 		})

@@ -15,7 +15,10 @@ let gateway;
 // upstream sends a request of the Go program: with the global fetch, the
 // fetch of a service binding, or, for a binding named "objects:NAME", the
 // fetch of the Durable Object of namespace NAME that the URL's path names.
+// The binding "digest:SHA-256" is answered here with the SHA-256 of the
+// body, from the runtime's Web Crypto (bridge.SHA256).
 function upstream(env, binding, url, init) {
+  if (binding === digest) return crypto.subtle.digest("SHA-256", init.body ?? new Uint8Array(0)).then((sum) => new Response(sum));
   if (binding.startsWith(objects)) {
     const ns = env[binding.slice(objects.length)];
     const name = decodeURIComponent(new URL(url).pathname.slice(1));
@@ -25,6 +28,7 @@ function upstream(env, binding, url, init) {
 }
 
 const objects = "objects:";
+const digest = "digest:SHA-256";
 
 function start(env) {
   const started = loadModule().then((mod) => startGo(mod, env, (binding, url, init) => upstream(env, binding, url, init)));

@@ -6,16 +6,17 @@
 // owner hid behind Access.
 //
 // Memos is asked once per token (GET /api/v1/auth/me); the answer is kept in
-// the isolate's memory for a short time, keyed by a SHA-256 hash of the token
+// the isolate's memory for a short time, keyed by a BLAKE2b hash of the token
 // (never the token), in tables of bounded size.
 package caller
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"sync"
 	"time"
+
+	"golang.org/x/crypto/blake2b"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 )
@@ -74,8 +75,8 @@ type Verifier struct {
 	flights  map[key]*flight
 }
 
-// key is the SHA-256 hash of a token.
-type key [sha256.Size]byte
+// key is the BLAKE2b-256 hash of a token.
+type key [blake2b.Size256]byte
 
 type entry struct {
 	user string
@@ -115,7 +116,7 @@ func orDefault[T int | time.Duration](v, def T) T {
 // wraps ErrRefused when Memos refused the token; any other error is Memos'
 // failure to answer (the caller must then not forward the token).
 func (v *Verifier) Verify(ctx context.Context, token string) (string, error) {
-	k := key(sha256.Sum256([]byte(token)))
+	k := key(blake2b.Sum256([]byte(token)))
 	now := v.opts.Now()
 	v.mu.Lock()
 	if e, ok := v.accepted[k]; ok && now.Sub(e.at) < v.opts.Accepted {
@@ -191,7 +192,7 @@ func (v *Verifier) put(table map[key]entry, k key, e entry, max int, life time.D
 // call found it: nothing more of the caller's goes to Memos with it until
 // Memos is asked again, after Options.Refused.
 func (v *Verifier) Forget(token string) {
-	k := key(sha256.Sum256([]byte(token)))
+	k := key(blake2b.Sum256([]byte(token)))
 	v.mu.Lock()
 	delete(v.accepted, k)
 	v.put(v.refused, k, entry{at: v.opts.Now()}, v.opts.MaxRefused, v.opts.Refused)

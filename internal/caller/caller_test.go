@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"errors"
 	"strconv"
 	"sync"
@@ -12,6 +11,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"golang.org/x/crypto/blake2b"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 )
@@ -148,7 +149,7 @@ func TestBounded(t *testing.T) {
 	}
 }
 
-// The tables are keyed by the token's SHA-256 and hold no token. The token
+// The tables are keyed by the token's BLAKE2b-256 and hold no token. The token
 // is made when the test runs: no token value lives in the repository.
 func TestKeyedByHash(t *testing.T) {
 	token := "memos_pat_" + rand.Text()
@@ -156,7 +157,7 @@ func TestKeyedByHash(t *testing.T) {
 	v := New(m.check, Options{})
 	v.Verify(t.Context(), token)
 	v.Verify(t.Context(), token+"x")
-	want := sha256.Sum256([]byte(token))
+	want := blake2b.Sum256([]byte(token))
 	if _, ok := v.accepted[key(want)]; !ok || len(v.accepted) != 1 || len(v.refused) != 1 {
 		t.Fatalf("accepted %d, refused %d entries; the token's hash is not a key", len(v.accepted), len(v.refused))
 	}

@@ -2,7 +2,6 @@ package oauth
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/base64"
 	"slices"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/accesslog"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/random"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
@@ -327,7 +327,7 @@ func cookie(req *web.Request, name string) string {
 
 func randomToken() string {
 	b := make([]byte, 24)
-	rand.Read(b)
+	random.Read(b)
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 

@@ -85,6 +85,10 @@ type Options struct {
 	Callers *caller.Verifier
 	// Fetch fetches client ID metadata documents.
 	Fetch web.Doer
+	// SHA256 hashes a PKCE verifier: in the Worker, the runtime's Web
+	// Crypto does (bridge.SHA256), which keeps Go's FIPS 140 module out
+	// of the wasm.
+	SHA256 func(ctx context.Context, data []byte) ([]byte, error)
 	// Instance names the Memos instance on the consent page.
 	Instance string
 	// AcceptMemosTokens lets a plain Memos token in Authorization through

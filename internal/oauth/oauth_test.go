@@ -102,6 +102,19 @@ type harness struct {
 	memos *fakeMemos
 	store *faultyStore
 	now   time.Time
+	// digestDown makes the runtime's SHA-256 fail, as a Web Crypto call
+	// that throws would.
+	digestDown bool
+}
+
+// sha256 is the harness's Options.SHA256: the standard library's, as
+// natively (bridge.SHA256), unless the digest is down.
+func (h *harness) sha256(_ context.Context, data []byte) ([]byte, error) {
+	if h.digestDown {
+		return nil, errors.New("digest: down")
+	}
+	sum := sha256.Sum256(data)
+	return sum[:], nil
 }
 
 // faultyStore is a grants.Memory that fails every operation while down,
@@ -151,7 +164,8 @@ func newHarness(t *testing.T, secret string) *harness {
 		Callers: caller.New(h.memos.CurrentUser, caller.Options{Now: func() time.Time { return h.now }}),
 		Fetch: docServer{"https://client.example.org/meta.json": `{"client_id":"https://client.example.org/meta.json","client_name":"Doc App","redirect_uris":["` + callback + `"]}`,
 			"https://liar.example.org/meta.json": `{"client_id":"https://client.example.org/meta.json","redirect_uris":["` + callback + `"]}`},
-		Now: func() time.Time { return h.now },
+		Now:    func() time.Time { return h.now },
+		SHA256: h.sha256,
 	})
 	return h
 }
@@ -506,6 +520,22 @@ func TestTokenRefusals(t *testing.T) {
 	resp := h.do("POST", "/token", basic, form("grant_type", "authorization_code", "code", code, "code_verifier", verifier))
 	if oauthErr(resp) != "invalid_grant" {
 		t.Errorf("expired code: %d %s", resp.Status, resp.Body)
+	}
+}
+
+// A code whose verifier cannot be hashed is answered with server_error and
+// stays unspent: the client's retry gets its tokens.
+func TestCodeVerifierDigestFails(t *testing.T) {
+	h := newHarness(t, testSecret)
+	id, _ := h.registerClient("none")
+	code := h.code(id, "write")
+	h.digestDown = true
+	if resp := h.tokens(id, "", code, verifier); resp.Status != 500 || oauthErr(resp) != "server_error" {
+		t.Fatalf("digest down: %d %s", resp.Status, resp.Body)
+	}
+	h.digestDown = false
+	if resp := h.tokens(id, "", code, verifier); resp.Status != 200 || gjson.GetBytes(resp.Body, "access_token").Str == "" {
+		t.Errorf("the retry: %d %s", resp.Status, resp.Body)
 	}
 }
 

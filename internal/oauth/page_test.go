@@ -1,6 +1,8 @@
 package oauth
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
 	"html"
 	"net/url"
 	"strings"
@@ -137,5 +139,13 @@ func TestChoicesFrom(t *testing.T) {
 				t.Errorf("choicesFrom(%q) = %+v, want %+v", tc.form, got, tc.want)
 			}
 		})
+	}
+}
+
+// styleHash is the CSP source of pageStyle as it is now.
+func TestStyleHash(t *testing.T) {
+	sum := sha256.Sum256([]byte(pageStyle))
+	if want := "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"; styleHash != want {
+		t.Errorf("styleHash = %s; pageStyle's is %s", styleHash, want)
 	}
 }

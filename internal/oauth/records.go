@@ -1,10 +1,11 @@
 package oauth
 
 import (
-	"crypto/sha256"
 	"encoding/base64"
 	"strings"
 	"time"
+
+	"golang.org/x/crypto/blake2b"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 )
@@ -111,6 +112,6 @@ func (s *Server) open(purpose, prefix, text string) (record, error) {
 // clientRef is what grants keep of a client_id: a digest, so that the
 // tokens of a client with a long sealed client_id stay short.
 func clientRef(clientID string) string {
-	sum := sha256.Sum256([]byte(clientID))
+	sum := blake2b.Sum256([]byte(clientID))
 	return base64.RawURLEncoding.EncodeToString(sum[:18])
 }

@@ -2,7 +2,6 @@ package oauth
 
 import (
 	"context"
-	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
@@ -44,7 +43,11 @@ func (s *Server) exchangeCode(ctx context.Context, c client, form uri.Values) *w
 		return refusal
 	case form.Get("redirect_uri") != "" && form.Get("redirect_uri") != r.Redirect:
 		return oauthError(400, "invalid_grant", "redirect_uri differs from the authorization request's")
-	case !verifierMatches(form.Get("code_verifier"), r.Challenge):
+	}
+	switch ok, err := s.verifierMatches(ctx, form.Get("code_verifier"), r.Challenge); {
+	case err != nil:
+		return oauthError(500, "server_error", "the code_verifier could not be checked: try again")
+	case !ok:
 		return oauthError(400, "invalid_grant", "code_verifier does not match the code challenge")
 	}
 	gen, refusal := s.advance(ctx, r, "code", 0)
@@ -173,11 +176,14 @@ func readForm(req *web.Request) (uri.Values, *web.Response) {
 }
 
 // verifierMatches checks a PKCE S256 verifier against its challenge.
-func verifierMatches(verifier, challenge string) bool {
+func (s *Server) verifierMatches(ctx context.Context, verifier, challenge string) (bool, error) {
 	if len(verifier) < 43 || len(verifier) > 128 {
-		return false
+		return false, nil
 	}
-	sum := sha256.Sum256([]byte(verifier))
-	got := base64.RawURLEncoding.EncodeToString(sum[:])
-	return subtle.ConstantTimeCompare([]byte(got), []byte(challenge)) == 1
+	sum, err := s.opts.SHA256(ctx, []byte(verifier))
+	if err != nil {
+		return false, err
+	}
+	got := base64.RawURLEncoding.EncodeToString(sum)
+	return subtle.ConstantTimeCompare([]byte(got), []byte(challenge)) == 1, nil
 }

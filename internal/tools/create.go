@@ -2,13 +2,13 @@ package tools
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/random"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 )
 
@@ -46,7 +46,7 @@ func (tb *Table) create(ctx context.Context, t *tool, a arguments, authorization
 	case kind == "attachment":
 		// Random: the same file may well be uploaded for two memos, and
 		// an attachment belongs to one.
-		id = rand.Text()
+		id = random.Text()
 	default:
 		path, err := buildPath(t.prep.segments, a.values)
 		if err != nil {

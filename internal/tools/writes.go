@@ -2,9 +2,10 @@ package tools
 
 import (
 	"context"
-	"crypto/sha256"
 	"strconv"
 	"time"
+
+	"golang.org/x/crypto/blake2b"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
@@ -176,7 +177,7 @@ func compact(v rawjson.Value) []byte {
 // client hung up, gets the same id and Memos' 409 instead of a second
 // object. 26 letters and digits, as Memos' id rule takes.
 func callID(tool, authorization, path, body string, now time.Time) string {
-	h := sha256.New()
+	h, _ := blake2b.New256(nil) // fails only for a key over 64 bytes
 	for _, part := range []string{"memos-mcp-edge create", tool, authorization, path, body, strconv.FormatInt(now.Unix()/idWindow, 10)} {
 		h.Write([]byte(part))
 		h.Write([]byte{0})
