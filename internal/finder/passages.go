@@ -75,9 +75,11 @@ func (p *picker) anchors(words []string, tasks bool) (all []span, first int) {
 				}
 				i += j
 				m := span{int(at[i]), int(at[i+len(lw)])}
-				if k == 0 {
+				switch ls := lineStart(p.s, m.from); {
+				case tagLine(p.s[ls:lineEnd(p.s, ls)]): // the hit lists its tags
+				case k == 0:
 					lead = append(lead, m)
-				} else {
+				default:
 					rest = append(rest, m)
 				}
 				i += len(lw)
@@ -96,6 +98,17 @@ func (p *picker) anchors(words []string, tasks bool) (all []span, first int) {
 	sortSpans(rest)
 	all = append(lead, rest...)
 	return all[:min(len(all), maxAnchors)], min(len(lead), maxAnchors)
+}
+
+// tagLine reports whether a line holds #tags alone.
+func tagLine(line string) bool {
+	tags := strings.Fields(line)
+	for _, t := range tags {
+		if len(t) < 2 || t[0] != '#' || t[1] == '#' {
+			return false
+		}
+	}
+	return len(tags) > 0
 }
 
 // openTask reports whether a line is a Markdown task not yet done:

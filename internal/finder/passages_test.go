@@ -58,6 +58,12 @@ func TestPassages(t *testing.T) {
 			want: "…\nFalcons are fast\n…", cut: true},
 		{name: "no match: the first lines", content: "Title\n" + filler(30), words: []string{"absent"}, budget: 30,
 			want: "Title\nthe quick brown fox jumps…", cut: true},
+		{name: "a line of tags alone, which the hit lists, is no match", content: "Serviced\n" + filler(20) + "\nboiler at 1.5 bar\n" + filler(20) + "\n#home/boiler #house",
+			words: []string{"boiler"}, budget: 40, want: "…\nboiler at 1.5 bar\n…", cut: true},
+		{name: "only the tags match: the first lines", content: "Serviced at 1.5 bar\n" + filler(20) + "\n#home/boiler",
+			words: []string{"boiler"}, budget: 30, want: "Serviced at 1.5 bar\n…", cut: true},
+		{name: "a heading is no tag line", content: filler(20) + "\n# Boiler\n" + filler(20),
+			words: []string{"boiler"}, budget: 30, want: "…\n# Boiler\n…", cut: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, cut := passages(tc.content, tc.words, tc.tasks, tc.budget)
