@@ -157,16 +157,19 @@ func TestTools(t *testing.T) {
 	}
 }
 
-// outputSchema reports whether the hand-written tool called name declares
-// an output schema.
-func outputSchema(name string) bool {
+// definition is the tools/list entry of the hand-written tool called name.
+func definition(name string) rawjson.Value {
 	for _, t := range Tools() {
 		if t.Name == name {
-			return rawjson.Parse(t.JSON).Get("outputSchema").Exists()
+			return rawjson.Parse(t.JSON)
 		}
 	}
-	return false
+	return rawjson.Value{}
 }
+
+// outputSchema reports whether the hand-written tool called name declares
+// an output schema.
+func outputSchema(name string) bool { return definition(name).Get("outputSchema").Exists() }
 
 // call runs the hand-written tool called name; ok is false when none is.
 func call(f *Finder, name string, args map[string]any, m Memos) (_ []byte, _ error, ok bool) {

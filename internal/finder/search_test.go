@@ -129,3 +129,18 @@ func TestShowTime(t *testing.T) {
 		}
 	}
 }
+
+// What every answer would repeat is said once, in memo_search's
+// description: what … and cut mean, how to read a memo whole, how a
+// memo's web page is made from url; and the answers are text alone.
+func TestSearchDescription(t *testing.T) {
+	if outputSchema("memo_search") {
+		t.Error("memo_search declares an output schema")
+	}
+	d := definition("memo_search").Get("description").Str
+	for _, want := range []string{cutMark + " marks text left out", "cut:true", "memo_get_memo reads a memo whole", "url: a memo's web page, {id} its name after memos/", "pageToken=nextPageToken"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("the description does not say %q: %s", want, d)
+		}
+	}
+}
