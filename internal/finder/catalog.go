@@ -28,7 +28,7 @@ const reads = `"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true
 var tools = []Tool{
 	{Name: "memo_search", ReadOnly: true, Run: (*Finder).memoSearch, JSON: `{
 	"name":"memo_search","title":"Search memos",
-	"description":"Find memos by words, tags, dates, state; newest first. Hits show matched lines (or open tasks, or first lines), … where cut. More: pageToken=nextPageToken.",
+	"description":"Find memos by words, tags, dates, state; newest first. Hits show matched lines or open tasks (else first lines, or a few short memos whole); … marks text left out (cut:true): memo_get_memo reads a memo whole. url: a memo's web page, {id} its name after memos/. More: pageToken=nextPageToken.",
 	"inputSchema":{"type":"object","additionalProperties":false,"properties":{
 		"text":{"type":"string","description":"words, all required, any case"},
 		"tags":{"type":"array","items":{"type":"string"},"description":"work also matches work/meetings"},
@@ -46,13 +46,6 @@ var tools = []Tool{
 		"scope":{"type":"string","enum":["mine","all"],"description":"default mine"},
 		"pageSize":{"type":"integer","description":"1 to 50, default 10"},
 		"pageToken":{"type":"string"}}},
-	"outputSchema":{"type":"object","properties":{
-		"memos":{"type":"array","items":{"type":"object","properties":{
-			"name":{"type":"string"},"created":{"type":"string"},"updated":{"type":"string"},
-			"creator":{"type":"string"},"visibility":{"type":"string"},"pinned":{"type":"boolean"},
-			"tags":{"type":"array","items":{"type":"string"}},"text":{"type":"string"},"cut":{"type":"boolean"}}}},
-		"nextPageToken":{"type":"string"},"timezone":{"type":"string"},
-		"url":{"type":"string","description":"{id}: name after memos/"},"rest":{"type":"string"}}},
 	"annotations":{"title":"Search memos",` + reads + `},
 	"_meta":{"calls":["GET /api/v1/auth/me","GET /api/v1/memos"]}}`},
 
@@ -61,9 +54,6 @@ var tools = []Tool{
 	"description":"Your tags with how many memos carry each, most used first.",
 	"inputSchema":{"type":"object","additionalProperties":false,"properties":{
 		"limit":{"type":"integer","description":"1 to 500, default 100"}}},
-	"outputSchema":{"type":"object","properties":{
-		"tags":{"type":"array","items":{"type":"object","properties":{"tag":{"type":"string"},"count":{"type":"integer"}}}},
-		"total":{"type":"integer"}}},
 	"annotations":{"title":"List tags",` + reads + `},
 	"_meta":{"calls":["GET /api/v1/auth/me","GET /api/v1/{user}:getStats"]}}`},
 
@@ -72,8 +62,6 @@ var tools = []Tool{
 	"description":"Search your memos: every word must occur; #tag words match tags. Returns ids for fetch.",
 	"inputSchema":{"type":"object","additionalProperties":false,"required":["query"],"properties":{
 		"query":{"type":"string"}}},
-	"outputSchema":{"type":"object","properties":{
-		"results":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"url":{"type":"string"}}}}}},
 	"annotations":{"title":"Search",` + reads + `},
 	"_meta":{"calls":["GET /api/v1/auth/me","GET /api/v1/memos"]}}`},
 
@@ -82,9 +70,6 @@ var tools = []Tool{
 	"description":"A memo's whole text by its id, from search.",
 	"inputSchema":{"type":"object","additionalProperties":false,"required":["id"],"properties":{
 		"id":{"type":"string"}}},
-	"outputSchema":{"type":"object","properties":{
-		"id":{"type":"string"},"title":{"type":"string"},"text":{"type":"string"},"url":{"type":"string"},
-		"metadata":{"type":"object","additionalProperties":{"type":"string"}}}},
 	"annotations":{"title":"Fetch",` + reads + `},
 	"_meta":{"calls":["GET /api/v1/memos/{memo}","GET /api/v1/auth/me"]}}`},
 

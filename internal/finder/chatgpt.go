@@ -12,8 +12,8 @@ import (
 // ChatGPT's connectors (deep research, company knowledge) need tools named
 // search and fetch with fixed shapes: search(query) answers with one text
 // item holding {"results":[{"id","title","url"}]}, fetch(id) with one text
-// item holding {"id","title","text","url","metadata"}. The same JSON is the
-// structured content.
+// item holding {"id","title","text","url","metadata"}, and nothing else:
+// ChatGPT reads the text.
 
 // searchResults is how many memos search returns.
 const searchResults = 20
@@ -58,7 +58,7 @@ func (f *Finder) search(ctx context.Context, args map[string]any, m Memos) ([]by
 		return true
 	})
 	o.close(']')
-	return structured(o.done(), nil), nil
+	return textResult(o.done()), nil
 }
 
 // fetch answers with a memo's whole text. id is the memo's id, its name
@@ -90,7 +90,7 @@ func (f *Finder) fetch(ctx context.Context, args map[string]any, m Memos) ([]byt
 	o.open("metadata", '{')
 	writeMetadata(o, memo, z)
 	o.close('}')
-	return structured(o.done(), nil), nil
+	return textResult(o.done()), nil
 }
 
 // writeMetadata writes fetch's metadata of a memo, all strings as ChatGPT

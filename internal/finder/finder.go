@@ -3,7 +3,8 @@
 // fetch, attachment_read, and memo_edit, which changes part of a memo
 // without losing what the person changed. Each compiles its arguments into
 // a few Memos requests (at most memosRequests) and shapes the answers for a
-// model: small, with links, never Memos' whole objects.
+// model: small, never Memos' whole objects; those of the finding tools
+// (memo_search, tag_list, search, fetch) are JSON sent once, as text.
 //
 // The registry lists these tools beside the generated ones (Tools), and
 // the tool executor validates their arguments with the same schemas and

@@ -99,20 +99,18 @@ func TestTools(t *testing.T) {
 		fails      string
 	}{
 		{name: "memo_search", tool: "memo_search", args: map[string]any{"text": `boiler ")`, "tags": []any{"#home"}, "on": "2024-03-10", "timezone": "Pacific/Auckland", "pageSize": rawjson.Numeral("5")},
-			want: `{"content":[{"type":"text","text":"{\"memos\":[{\"name\":\"memos/abc\",\"created\":\"2024-03-11T00:00:00+13:00\",\"pinned\":true,\"tags\":[\"home\"],\"text\":\"# Boiler\\nserviced at 1.5 bar #home\"}],\"nextPageToken\":\"NEXT\",\"timezone\":\"Pacific/Auckland\",\"url\":\"https://memos.example/memos/{id}\"}"}],` +
-				`"structuredContent":{"memos":[{"name":"memos/abc","created":"2024-03-11T00:00:00+13:00","pinned":true,"tags":["home"],"text":"# Boiler\nserviced at 1.5 bar #home"}],"nextPageToken":"NEXT","timezone":"Pacific/Auckland","url":"https://memos.example/memos/{id}"}}`,
+			want: `{"content":[{"type":"text","text":"{\"memos\":[{\"name\":\"memos/abc\",\"created\":\"2024-03-11T00:00:00+13:00\",\"pinned\":true,\"tags\":[\"home\"],\"text\":\"# Boiler\\nserviced at 1.5 bar #home\"}],\"nextPageToken\":\"NEXT\",\"url\":\"https://memos.example/memos/{id}\"}"}]}`,
 			asked: []string{"/api/v1/auth/me", "/api/v1/memos?pageSize=5&orderBy=create_time+desc&filter=" + uri.QueryEscape(
 				`creator == "users/ann" && content.contains("boiler") && content.contains("\")") && ((tags.exists(t, t == "home") || tags.exists(t, t.startsWith("home/")))) && ((created_ts >= timestamp("2024-03-09T11:00:00Z") && created_ts < timestamp("2024-03-10T11:00:00Z")))`)}},
 		{name: "memo_search of everything visible", tool: "memo_search", args: map[string]any{"scope": "all", "pageToken": "NEXT"},
 			asked: []string{"/api/v1/auth/me", "/api/v1/memos?pageSize=10&orderBy=create_time+desc&pageToken=NEXT"}},
 		{name: "search", tool: "search", args: map[string]any{"query": "boiler #home"},
-			want: `{"content":[{"type":"text","text":"{\"results\":[{\"id\":\"abc\",\"title\":\"Boiler\",\"url\":\"https://memos.example/memos/abc\"}]}"}],"structuredContent":{"results":[{"id":"abc","title":"Boiler","url":"https://memos.example/memos/abc"}]}}`},
+			want: `{"content":[{"type":"text","text":"{\"results\":[{\"id\":\"abc\",\"title\":\"Boiler\",\"url\":\"https://memos.example/memos/abc\"}]}"}]}`},
 		{name: "fetch", tool: "fetch", args: map[string]any{"id": "memo://memos/abc"},
-			want: `{"content":[{"type":"text","text":"{\"id\":\"abc\",\"title\":\"Boiler\",\"text\":\"# Boiler\\nserviced at 1.5 bar #home\",\"url\":\"https://memos.example/memos/abc\",\"metadata\":{\"created\":\"2024-03-10T11:00:00Z\",\"creator\":\"users/ann\",\"pinned\":\"true\",\"tags\":\"home\",\"attachments\":\"attachments/p (p.png, image/png)\"}}"}],` +
-				`"structuredContent":{"id":"abc","title":"Boiler","text":"# Boiler\nserviced at 1.5 bar #home","url":"https://memos.example/memos/abc","metadata":{"created":"2024-03-10T11:00:00Z","creator":"users/ann","pinned":"true","tags":"home","attachments":"attachments/p (p.png, image/png)"}}}`},
+			want: `{"content":[{"type":"text","text":"{\"id\":\"abc\",\"title\":\"Boiler\",\"text\":\"# Boiler\\nserviced at 1.5 bar #home\",\"url\":\"https://memos.example/memos/abc\",\"metadata\":{\"created\":\"2024-03-10T11:00:00Z\",\"creator\":\"users/ann\",\"pinned\":\"true\",\"tags\":\"home\",\"attachments\":\"attachments/p (p.png, image/png)\"}}"}]}`},
 		{name: "fetch of a path", tool: "fetch", args: map[string]any{"id": "abc/../x"}, fails: "id must be"},
 		{name: "tag_list", tool: "tag_list", args: map[string]any{"limit": rawjson.Numeral("2")},
-			want: `{"content":[{"type":"text","text":"{\"tags\":[{\"tag\":\"z\",\"count\":9},{\"tag\":\"a\",\"count\":2}],\"total\":3}"}],"structuredContent":{"tags":[{"tag":"z","count":9},{"tag":"a","count":2}],"total":3}}`},
+			want: `{"content":[{"type":"text","text":"{\"tags\":[{\"tag\":\"z\",\"count\":9},{\"tag\":\"a\",\"count\":2}],\"total\":3}"}]}`},
 		{name: "an image", tool: "attachment_read", args: map[string]any{"name": "attachments/p"},
 			want: `{"content":[{"type":"text","text":"{\"name\":\"attachments/p\",\"filename\":\"p.png\",\"type\":\"image/png\",\"size\":3,\"memo\":\"memos/abc\",\"returned\":\"image\",\"bytes\":3}"},{"type":"image","mimeType":"image/jpeg","data":"/9j/"}],` +
 				`"structuredContent":{"name":"attachments/p","filename":"p.png","type":"image/png","size":3,"memo":"memos/abc","returned":"image","bytes":3}}`,
@@ -142,6 +140,10 @@ func TestTools(t *testing.T) {
 			if !rawjson.ValidBytes(got) || tc.want != "" && string(got) != tc.want {
 				t.Errorf("result\n%s\nwant\n%s", got, tc.want)
 			}
+			// Structured content exactly where an output schema promises it.
+			if has, promised := rawjson.ParseBytes(got).Get("structuredContent").Exists(), outputSchema(tc.tool); has != promised {
+				t.Errorf("structuredContent %t, output schema %t", has, promised)
+			}
 			if tc.asked != nil && strings.Join(m.asked, "\n") != strings.Join(tc.asked, "\n") {
 				t.Errorf("asked\n%s\nwant\n%s", strings.Join(m.asked, "\n"), strings.Join(tc.asked, "\n"))
 			}
@@ -154,6 +156,20 @@ func TestTools(t *testing.T) {
 		t.Error("a generated tool runs here")
 	}
 }
+
+// definition is the tools/list entry of the hand-written tool called name.
+func definition(name string) rawjson.Value {
+	for _, t := range Tools() {
+		if t.Name == name {
+			return rawjson.Parse(t.JSON)
+		}
+	}
+	return rawjson.Value{}
+}
+
+// outputSchema reports whether the hand-written tool called name declares
+// an output schema.
+func outputSchema(name string) bool { return definition(name).Get("outputSchema").Exists() }
 
 // call runs the hand-written tool called name; ok is false when none is.
 func call(f *Finder, name string, args map[string]any, m Memos) (_ []byte, _ error, ok bool) {

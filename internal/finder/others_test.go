@@ -57,10 +57,10 @@ func TestOthersMemos(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			structured := rawjson.ParseBytes(got).Get("structuredContent").Raw
+			text := rawjson.ParseBytes(got).Get("content").Array()[0].Get("text").Str
 			for _, w := range tc.want {
-				if !strings.Contains(structured, w) {
-					t.Errorf("result %s\nlacks %s", structured, w)
+				if !strings.Contains(text, w) {
+					t.Errorf("result %s\nlacks %s", text, w)
 				}
 			}
 			for _, w := range tc.wantNot {

@@ -60,14 +60,17 @@ type picker struct {
 
 // anchors returns the matches to show, the most telling first: each
 // word's first match, the open task lines, then further matches in the
-// order they occur; at most maxAnchors. first is how many come before the
-// further matches.
+// order they occur; at most maxAnchors, none on a line of #tags alone.
+// first is how many come before the further matches.
 func (p *picker) anchors(words []string, tasks bool) (all []span, first int) {
 	var lead, rest []span
 	if len(words) > 0 {
 		low, at := fold(p.s)
+		var line span // of the last match, looked at once per word
+		tags := false // whether it holds #tags alone, which the hit lists
 		for _, w := range words {
 			lw, _ := fold(w)
+			led := false
 			for i, k := 0, 0; lw != "" && k < maxAnchors; k++ {
 				j := strings.Index(low[i:], lw)
 				if j < 0 {
@@ -75,9 +78,16 @@ func (p *picker) anchors(words []string, tasks bool) (all []span, first int) {
 				}
 				i += j
 				m := span{int(at[i]), int(at[i+len(lw)])}
-				if k == 0 {
-					lead = append(lead, m)
-				} else {
+				if m.from < line.from || m.from >= line.to {
+					ls := lineStart(p.s, m.from)
+					line = span{ls, lineEnd(p.s, ls)}
+					tags = tagLine(p.s[line.from:line.to])
+				}
+				switch {
+				case tags:
+				case !led:
+					lead, led = append(lead, m), true
+				default:
 					rest = append(rest, m)
 				}
 				i += len(lw)
@@ -96,6 +106,23 @@ func (p *picker) anchors(words []string, tasks bool) (all []span, first int) {
 	sortSpans(rest)
 	all = append(lead, rest...)
 	return all[:min(len(all), maxAnchors)], min(len(lead), maxAnchors)
+}
+
+// tagLine reports whether a line holds #tags alone (no heading's "# "),
+// looking no further than its first word that is none.
+func tagLine(line string) bool {
+	line = strings.TrimSpace(line)
+	for line != "" {
+		if len(line) < 2 || line[0] != '#' || line[1] == '#' || unicode.IsSpace(rune(line[1])) {
+			return false
+		}
+		end := strings.IndexFunc(line, unicode.IsSpace)
+		if end < 0 {
+			return true
+		}
+		line = strings.TrimLeftFunc(line[end:], unicode.IsSpace)
+	}
+	return false
 }
 
 // openTask reports whether a line is a Markdown task not yet done:

@@ -58,6 +58,14 @@ func TestPassages(t *testing.T) {
 			want: "…\nFalcons are fast\n…", cut: true},
 		{name: "no match: the first lines", content: "Title\n" + filler(30), words: []string{"absent"}, budget: 30,
 			want: "Title\nthe quick brown fox jumps…", cut: true},
+		{name: "a line of tags alone, which the hit lists, is no match", content: "Serviced\n" + filler(20) + "\nboiler at 1.5 bar\n" + filler(20) + "\n#home/boiler #house",
+			words: []string{"boiler"}, budget: 40, want: "…\nboiler at 1.5 bar\n…", cut: true},
+		{name: "tags first, then the matched line", content: "#home/boiler #todo\n" + filler(20) + "\nboiler at 1.5 bar\n" + filler(20),
+			words: []string{"boiler"}, budget: 40, want: "…\nboiler at 1.5 bar\n…", cut: true},
+		{name: "only the tags match: the first lines", content: "Serviced at 1.5 bar\n" + filler(20) + "\n#home/boiler",
+			words: []string{"boiler"}, budget: 30, want: "Serviced at 1.5 bar\n…", cut: true},
+		{name: "a heading is no tag line", content: filler(20) + "\n# Boiler\n" + filler(20),
+			words: []string{"boiler"}, budget: 30, want: "…\n# Boiler\n…", cut: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, cut := passages(tc.content, tc.words, tc.tasks, tc.budget)
@@ -93,6 +101,18 @@ func TestPassagesBudgets(t *testing.T) {
 	}
 }
 
+func TestTagLine(t *testing.T) {
+	for line, want := range map[string]bool{
+		"#home": true, "  #home/boiler #work\t#x ": true,
+		"": false, "   ": false, "# Boiler": false, "## Plans": false, "##x": false, "#": false,
+		"#home boiler": false, "boiler #home": false, "#a # b": false,
+	} {
+		if tagLine(line) != want {
+			t.Errorf("tagLine(%q) = %t, want %t", line, !want, want)
+		}
+	}
+}
+
 func TestOpenTask(t *testing.T) {
 	for line, want := range map[string]bool{
 		"- [ ] a": true, "* [ ] a": true, "+ [ ] a": true, "  - [ ] nested": true, "12. [ ] n": true, "3) [ ] n": true,
@@ -115,5 +135,11 @@ func TestPassagesCost(t *testing.T) {
 	small, large := allocs(memo(100)), allocs(memo(100_000))
 	if large > small+5 {
 		t.Errorf("%.0f allocations for a memo of %d bytes, %.0f for one of %d", large, len(memo(100_000)), small, len(memo(100)))
+	}
+	// One long line of tags, every word of it a match.
+	tagged := func(n int) string { return strings.Repeat("#boiler ", n) + "\nline" }
+	small, large = allocs(tagged(100)), allocs(tagged(100_000))
+	if large > small+5 {
+		t.Errorf("%.0f allocations for a line of %d tags, %.0f for one of 100", large, 100_000, small)
 	}
 }

@@ -148,22 +148,14 @@ func (f *Finder) memoSearch(ctx context.Context, args map[string]any, m Memos) (
 	memos := list.Get("memos")
 	h := hitShape{z: z, words: q.Words, tasks: q.OpenTasks != nil && *q.OpenTasks, budget: hitBudget,
 		creator: q.Creator == "", visibility: q.Visibility == "", pinned: q.Pinned == nil}
-	total := 0
-	memos.ForEach(func(_, memo rawjson.Value) bool {
-		total += utf8.RuneCountInString(memo.Get("content").Str)
-		return total <= pageWhole
-	})
-	if total <= pageWhole {
-		h.budget = pageWhole // few and short: whole
+	if len(h.words) == 0 && !h.tasks && fewAndShort(memos) {
+		h.budget = pageWhole // nothing to match: the memos are what was asked for
 	}
 	o := newObject()
 	o.open("memos", '[')
-	var links []byte
 	memos.ForEach(func(_, memo rawjson.Value) bool {
 		o.item('{')
-		if h.write(o, rawjson.ParseBytes(others.Mark(memo))) {
-			links = appendLink(links, memo.Get("name").Str)
-		}
+		h.write(o, rawjson.ParseBytes(others.Mark(memo)))
 		o.close('}')
 		return true
 	})
@@ -171,18 +163,25 @@ func (f *Finder) memoSearch(ctx context.Context, args map[string]any, m Memos) (
 	if next := list.Get("nextPageToken").Str; next != "" {
 		o.str("nextPageToken", next)
 	}
-	o.str("timezone", z.name)
+	if str(args, "timezone") == "" {
+		o.str("timezone", z.name) // the deployment's, which the caller did not name
+	}
 	if web := m.WebURL(); web != "" {
 		o.str("url", web+"/memos/{id}")
 	}
-	if links != nil {
-		o.str("rest", restNote)
-	}
-	return structured(o.done(), links), nil
+	return textResult(o.done()), nil
 }
 
-// restNote tells how to read what a result cut.
-const restNote = cutMark + " marks text left out; memo_get_memo or memo://memos/{id} reads a memo whole"
+// fewAndShort reports whether a page's memos hold at most pageWhole
+// characters together.
+func fewAndShort(memos rawjson.Value) bool {
+	total := 0
+	memos.ForEach(func(_, memo rawjson.Value) bool {
+		total += utf8.RuneCountInString(memo.Get("content").Str)
+		return total <= pageWhole
+	})
+	return total <= pageWhole
+}
 
 // hitShape is how memo_search writes a hit: its times in the zone, the
 // passages of its text that the query matched, and only the fields the
@@ -197,8 +196,8 @@ type hitShape struct {
 	creator, visibility, pinned bool
 }
 
-// write writes the members of a hit and reports whether its text was cut.
-func (h *hitShape) write(o *object, memo rawjson.Value) bool {
+// write writes the members of a hit.
+func (h *hitShape) write(o *object, memo rawjson.Value) {
 	o.str("name", memo.Get("name").Str)
 	created, updated := h.z.times(memo.Get("createTime").Str, memo.Get("updateTime").Str)
 	o.str("created", created)
@@ -229,7 +228,6 @@ func (h *hitShape) write(o *object, memo rawjson.Value) bool {
 	if cut {
 		o.boolean("cut", true)
 	}
-	return cut
 }
 
 // clip cuts s to at most n runes, marking a cut with an ellipsis.
@@ -257,15 +255,6 @@ func memoURL(web, name string) string {
 	return web + "/memos/" + uri.PathEscape(memoID(name))
 }
 
-// appendLink adds a resource_link content item for the memo called name.
-func appendLink(b []byte, name string) []byte {
-	b = append(b, `,{"type":"resource_link","uri":`...)
-	b = rawjson.AppendString(b, "memo://memos/"+memoID(name))
-	b = append(b, `,"name":`...)
-	b = rawjson.AppendString(b, name)
-	return append(b, `,"mimeType":"text/markdown"}`...)
-}
-
 // structured is a CallToolResult with obj as structured content, its text
 // as the first content item, and more content items after it (each
 // starting with a comma).
@@ -278,4 +267,15 @@ func structured(obj, more []byte) []byte {
 	b = append(b, `],"structuredContent":`...)
 	b = append(b, obj...)
 	return append(b, '}')
+}
+
+// textResult is a CallToolResult whose one content item is obj as text:
+// an answer a model reads, sent once. Hosts give models the text item
+// (Claude Code and Open WebUI nothing else), and the tools that answer so
+// declare no output schema, which would oblige a structuredContent copy.
+func textResult(obj []byte) []byte {
+	b := make([]byte, 0, len(obj)+len(obj)/8+48)
+	b = append(b, `{"content":[{"type":"text","text":`...)
+	b = rawjson.AppendString(b, string(obj))
+	return append(b, `}]}`...)
 }

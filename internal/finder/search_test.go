@@ -27,7 +27,8 @@ func compact(t *testing.T, s string) string {
 
 // A hit holds its name, its times in the call's zone (else the
 // deployment's) with their offset, what the call does not imply, and the
-// passages of its text; a cut hit says so and gets a link to read it whole.
+// passages of its text, marked when cut; the page names the zone only when
+// the call did not. The answer is its one text item, JSON, sent once.
 func TestSearchHits(t *testing.T) {
 	long := "Falcon review notes\n" + filler(150) + "\n- [ ] review the Falcon PR by Friday\n" + filler(150)
 	monday := `{"name":"memos/m1","creator":"users/ann","createTime":"2026-11-29T23:13:22Z","updateTime":"2026-11-29T23:50:00Z",` +
@@ -36,13 +37,15 @@ func TestSearchHits(t *testing.T) {
 		`"content":` + quoteJSON(long) + `,"visibility":"PUBLIC","pinned":true,"tags":["work/falcon"]}`
 	cutText := "…\n- [ ] review the Falcon PR by Friday\n…"
 	mine := strings.Replace(summer, "users/bob", "users/ann", 1) // scope mine
+	standups := strings.TrimSpace(strings.Repeat("standup ", 60))
+	many := strings.Replace(monday, "Standup moved to 9:30", standups, 1)
+	notes := `Weekly\n` + filler(30) + `\nstandup moved to 10:00\n` + filler(30) // 380 characters
 	for _, tc := range []struct {
 		name  string
 		f     Finder
 		args  map[string]any
 		memos []string
-		want  string // structured content
-		links []string
+		want  string // the text, as JSON
 	}{
 		{name: "the deployment's zone, scope all", f: Finder{Zone: "Europe/Berlin"}, args: map[string]any{"text": "falcon friday", "scope": "all"},
 			memos: []string{monday, summer},
@@ -50,23 +53,24 @@ func TestSearchHits(t *testing.T) {
 				{"name":"memos/m1","created":"2026-11-30T00:13:22+01:00","creator":"users/ann","text":"Standup moved to 9:30"},
 				{"name":"memos/m2","created":"2026-07-01T12:00:00+02:00","updated":"2026-07-03T10:00:00+02:00","creator":"users/bob","byOtherUser":"users/bob","visibility":"PUBLIC","pinned":true,
 				 "tags":["work/falcon"],"text":"Falcon review notes\n` + strings.ReplaceAll(cutText, "\n", `\n`) + `","cut":true}],
-				"timezone":"Europe/Berlin","url":"https://memos.example/memos/{id}","rest":"` + restNote + `"}`,
-			links: []string{"memo://memos/m2"}},
+				"timezone":"Europe/Berlin","url":"https://memos.example/memos/{id}"}`},
 		{name: "the call's zone over the deployment's; what the call implies left out", f: Finder{Zone: "Europe/Berlin"},
 			args:  map[string]any{"openTasks": true, "visibility": "PUBLIC", "pinned": true, "timezone": "UTC"},
 			memos: []string{mine},
 			want: `{"memos":[{"name":"memos/m2","created":"2026-07-01T10:00:00Z","updated":"2026-07-03T08:00:00Z","tags":["work/falcon"],
 				"text":"` + strings.ReplaceAll(cutText, "\n", `\n`) + `","cut":true}],
-				"timezone":"UTC","url":"https://memos.example/memos/{id}","rest":"` + restNote + `"}`,
-			links: []string{"memo://memos/m2"}},
+				"url":"https://memos.example/memos/{id}"}`},
 		{name: "no deployment zone: UTC; a day's first lines", args: map[string]any{"on": "2026-07-01"}, memos: []string{mine},
 			want: `{"memos":[{"name":"memos/m2","created":"2026-07-01T10:00:00Z","updated":"2026-07-03T08:00:00Z","visibility":"PUBLIC","pinned":true,"tags":["work/falcon"],
 				"text":"Falcon review notes\n` + filler(53) + `…\n…","cut":true}],
-				"timezone":"UTC","url":"https://memos.example/memos/{id}","rest":"` + restNote + `"}`,
-			links: []string{"memo://memos/m2"}},
-		{name: "few and short hits: whole", args: map[string]any{"text": "standup"}, memos: []string{monday, strings.Replace(monday, "Standup moved to 9:30", strings.Repeat("standup ", 60), 1)},
+				"timezone":"UTC","url":"https://memos.example/memos/{id}"}`},
+		{name: "a day's few and short memos: whole", args: map[string]any{"on": "2026-11-29"}, memos: []string{monday, many},
 			want: `{"memos":[{"name":"memos/m1","created":"2026-11-29T23:13:22Z","text":"Standup moved to 9:30"},
-				{"name":"memos/m1","created":"2026-11-29T23:13:22Z","text":"` + strings.TrimSpace(strings.Repeat("standup ", 60)) + `"}],
+				{"name":"memos/m1","created":"2026-11-29T23:13:22Z","text":"` + standups + `"}],
+				"timezone":"UTC","url":"https://memos.example/memos/{id}"}`},
+		{name: "words in few and short memos: the matches", args: map[string]any{"text": "moved"}, memos: []string{monday, strings.Replace(monday, "Standup moved to 9:30", notes, 1)},
+			want: `{"memos":[{"name":"memos/m1","created":"2026-11-29T23:13:22Z","text":"Standup moved to 9:30"},
+				{"name":"memos/m1","created":"2026-11-29T23:13:22Z","text":"…\nstandup moved to 10:00\n…","cut":true}],
 				"timezone":"UTC","url":"https://memos.example/memos/{id}"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -76,27 +80,16 @@ func TestSearchHits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var res struct {
-				Content []struct {
-					Type, Text, URI string
-				}
-				StructuredContent json.RawMessage
-			}
+			var res map[string]json.RawMessage
 			if err := json.Unmarshal(got, &res); err != nil {
 				t.Fatal(err)
 			}
-			if want := compact(t, tc.want); string(res.StructuredContent) != want {
-				t.Errorf("structured content\n%s\nwant\n%s", res.StructuredContent, want)
+			var content []struct{ Type, Text string }
+			if err := json.Unmarshal(res["content"], &content); err != nil || len(res) != 1 || len(content) != 1 || content[0].Type != "text" {
+				t.Fatalf("want one text item and nothing else: %s", got)
 			}
-			if res.Content[0].Text != string(res.StructuredContent) {
-				t.Errorf("text %s differs from the structured content", res.Content[0].Text)
-			}
-			var links []string
-			for _, c := range res.Content[1:] {
-				links = append(links, c.URI)
-			}
-			if strings.Join(links, " ") != strings.Join(tc.links, " ") {
-				t.Errorf("links %v, want %v", links, tc.links)
+			if want := compact(t, tc.want); content[0].Text != want {
+				t.Errorf("text\n%s\nwant\n%s", content[0].Text, want)
 			}
 		})
 	}
@@ -133,6 +126,21 @@ func TestShowTime(t *testing.T) {
 	for _, ok := range []string{"", "UTC", "Europe/Berlin"} {
 		if err := CheckZone(ok, GoOffsets); err != nil {
 			t.Errorf("CheckZone(%q): %v", ok, err)
+		}
+	}
+}
+
+// What every answer would repeat is said once, in memo_search's
+// description: what … and cut mean, how to read a memo whole, how a
+// memo's web page is made from url; and the answers are text alone.
+func TestSearchDescription(t *testing.T) {
+	if outputSchema("memo_search") {
+		t.Error("memo_search declares an output schema")
+	}
+	d := definition("memo_search").Get("description").Str
+	for _, want := range []string{cutMark + " marks text left out", "cut:true", "memo_get_memo reads a memo whole", "url: a memo's web page, {id} its name after memos/", "pageToken=nextPageToken"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("the description does not say %q: %s", want, d)
 		}
 	}
 }

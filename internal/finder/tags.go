@@ -65,7 +65,7 @@ func (f *Finder) tagList(ctx context.Context, args map[string]any, m Memos) ([]b
 	}
 	o.close(']')
 	o.num("total", int64(len(all)))
-	return structured(o.done(), nil), nil
+	return textResult(o.done()), nil
 }
 
 // userID is a user's name without "users/".

@@ -185,11 +185,16 @@ func TestBodyOverrides(t *testing.T) {
 }
 
 // Served schemas are portable JSON Schema: object-rooted, self-contained, no
-// OpenAPI-only formats, no boolean sub-schemas, and they compile.
+// OpenAPI-only formats, no boolean sub-schemas, and they compile. Every
+// generated tool has an output schema; a hand-written one may answer in
+// text alone (package finder's tests hold each to what it declares).
 func TestSchemasArePortable(t *testing.T) {
 	allowedFormats := map[string]bool{"date-time": true}
 	for _, tool := range All() {
 		for kind, raw := range map[string]string{"input": tool.InputSchema(), "output": tool.OutputSchema()} {
+			if raw == "" && kind == "output" && tool.Handwritten != nil {
+				continue
+			}
 			s := gjson.Parse(raw)
 			if s.Get("type").Str != "object" {
 				t.Errorf("%s %s schema is not object-rooted", tool.Name, kind)
@@ -363,7 +368,11 @@ func TestHandwritten(t *testing.T) {
 			if tool.InputSchema() != d.Get("inputSchema").Raw || tool.OutputSchema() != d.Get("outputSchema").Raw {
 				t.Errorf("schema spans are off:\n%s\n%s", tool.InputSchema(), tool.OutputSchema())
 			}
-			for _, s := range []string{tool.InputSchema(), tool.OutputSchema()} {
+			schemas := []string{tool.InputSchema()}
+			if d.Get("outputSchema").Exists() { // else it answers in text alone
+				schemas = append(schemas, tool.OutputSchema())
+			}
+			for _, s := range schemas {
 				if _, err := schema.Compile(s); err != nil {
 					t.Errorf("schema does not compile: %v", err)
 				}

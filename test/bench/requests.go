@@ -1,14 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"time"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/test/harness"
 	"github.com/tidwall/gjson"
 )
 
@@ -45,14 +44,7 @@ func isMemoList(n int) func([]byte) error {
 
 // mcpHeaders are what an MCP client sends with every request after
 // initialize, with the caller's Memos token.
-func mcpHeaders(token string) http.Header {
-	return http.Header{
-		"Content-Type":         {"application/json"},
-		"Accept":               {"application/json, text/event-stream"},
-		"Mcp-Protocol-Version": {"2025-06-18"},
-		"Authorization":        {"Bearer " + token},
-	}
-}
+var mcpHeaders = harness.MCPHeaders
 
 // keepAlive returns a client with its own connection pool, big enough for
 // conns connections that stay open between requests.
@@ -68,16 +60,10 @@ func keepAlive(conns int) *http.Client {
 
 // post sends body to url and reads the whole answer.
 func post(ctx context.Context, client *http.Client, url, body string, header http.Header) (int, []byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader([]byte(body)))
-	if err != nil {
-		return 0, nil, err
+	if header == nil {
+		header = http.Header{"Content-Type": {"application/json"}}
 	}
-	if header != nil {
-		req.Header = header.Clone()
-	} else {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	return do(client, req)
+	return harness.Post(ctx, client, url, body, header)
 }
 
 // get sends a GET with a bearer token and reads the whole answer.
@@ -89,17 +75,7 @@ func get(ctx context.Context, client *http.Client, url, token string) (int, []by
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	return do(client, req)
-}
-
-func do(client *http.Client, req *http.Request) (int, []byte, error) {
-	resp, err := client.Do(req)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, b, err
+	return harness.Do(client, req)
 }
 
 // call is one kind of request with the check its answer must pass.

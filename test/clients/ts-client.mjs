@@ -24,7 +24,7 @@
 //
 // `tools` mirrors the go-sdk scenario of test/e2e/tools_test.go: every one of
 // the 20 generated tools is called successfully (the finder scenario calls
-// the 5 hand-written ones), each result passing the SDK's own output-schema
+// the hand-written ones), each result passing the SDK's own output-schema
 // check (AJV). `tool-errors` checks Memos' refusals (an unknown memo) come
 // back as tool errors, and a bad token as a 401 at connect.
 
@@ -41,18 +41,26 @@ const EXPECTED_TOOL_COUNT = 26;
 // the tools scenario calls every other one.
 const FINDER_TOOLS = ['attachment_read', 'fetch', 'memo_edit', 'memo_search', 'search', 'tag_list'];
 
+// The tools that answer in text alone, a JSON object sent once: they
+// declare no outputSchema, so their results carry no structuredContent.
+const TEXT_TOOLS = ['fetch', 'memo_search', 'search', 'tag_list'];
+
 // A tag of this run's own, so the filter and pagination checks see only the
 // memos this run created, whatever else the instance holds.
 const RUN_TAG = `e2ets${Date.now().toString(36)}`;
 
 // listed makes sure listTools ran on this client, so callTool validates every
 // structuredContent against the tool's outputSchema; it fails if the SDK did
-// not set up a validator for each tool.
+// not set up a validator for each tool that has one (all but TEXT_TOOLS).
 async function listed(ctx) {
   if (ctx.tools.length === 0) {
     ctx.tools = (await ctx.client.listTools()).tools;
   }
   for (const t of ctx.tools) {
+    if (TEXT_TOOLS.includes(t.name)) {
+      assert.equal(t.outputSchema, undefined, `${t.name} answers in text alone, without an outputSchema`);
+      continue;
+    }
     assert.equal(t.outputSchema?.type, 'object', `${t.name} has an object outputSchema`);
     // Not public API: checked only where the SDK has it, to prove callTool
     // will validate this tool's results.
@@ -257,8 +265,9 @@ const scenarios = {
     console.log(`  ${c.succeeded.size} tools called successfully, every result validated by the SDK`);
   },
 
-  // The hand-written tools, each result validated by the SDK against the
-  // tool's outputSchema: memo_search with its passages and link, tag_list,
+  // The hand-written tools: those that answer in text alone with one JSON
+  // text item and no structuredContent, the others validated by the SDK
+  // against their outputSchema: memo_search with its passages, tag_list,
   // ChatGPT's search and fetch in OpenAI's shapes, an image attachment read
   // back as MCP image content, and memo_edit adding a task and checking it.
   finder: async (ctx) => {
@@ -267,33 +276,36 @@ const scenarios = {
       const res = await ctx.client.callTool({ name, arguments: args });
       assert.ok(!res.isError, `${name}: tool error: ${res.content?.[0]?.text}`);
       assert.equal(res.content[0].type, 'text', `${name}: the first item is text`);
-      assert.deepEqual(JSON.parse(res.content[0].text), res.structuredContent, `${name}: text and structuredContent differ`);
+      res.answer = JSON.parse(res.content[0].text);
+      if (TEXT_TOOLS.includes(name)) {
+        assert.equal(res.content.length, 1, `${name}: the text alone`);
+        assert.equal(res.structuredContent, undefined, `${name}: structuredContent beside the text`);
+      } else {
+        assert.deepEqual(res.answer, res.structuredContent, `${name}: text and structuredContent differ`);
+      }
       return res;
     };
     const c = toolCaller(ctx);
     // Long, with the fact past its first line: the hit shows the line that
-    // matched, marked cut, and links the memo to read it whole.
+    // matched, marked cut.
     const content = `Visit notes\n${'we met and talked it through. '.repeat(60)}\nThe boiler needs 1.5 bar #${RUN_TAG}/home`;
     const memo = (await c.ok('memo_create_memo', { body: { content } })).name;
 
     let res = await call('memo_search', { text: 'BOILER', tags: [RUN_TAG] });
-    assert.deepEqual(res.structuredContent.memos.map((m) => m.name), [memo], 'memo_search finds the memo by a word and its parent tag');
-    const hit = res.structuredContent.memos[0];
+    assert.deepEqual(res.answer.memos.map((m) => m.name), [memo], 'memo_search finds the memo by a word and its parent tag');
+    const hit = res.answer.memos[0];
     assert.ok(hit.cut && hit.text.includes(`The boiler needs 1.5 bar #${RUN_TAG}/home`), `memo_search shows the line that matched: ${hit.text}`);
-    assert.deepEqual(res.content.slice(1).map((i) => [i.type, i.uri]), [['resource_link', `memo://${memo}`]], 'memo_search links the cut memo');
 
     res = await call('tag_list', {});
-    assert.ok(res.structuredContent.tags.some((t) => t.tag === `${RUN_TAG}/home` && t.count === 1), 'tag_list counts the tag');
+    assert.ok(res.answer.tags.some((t) => t.tag === `${RUN_TAG}/home` && t.count === 1), 'tag_list counts the tag');
 
     res = await call('search', { query: `boiler #${RUN_TAG}` });
-    assert.equal(res.content.length, 1, 'search answers with one content item');
-    const found = JSON.parse(res.content[0].text);
+    const found = res.answer;
     assert.deepEqual(Object.keys(found), ['results'], 'search: {results}');
     assert.equal(found.results.length, 1, 'search finds the memo');
     assert.deepEqual(Object.keys(found.results[0]).sort(), ['id', 'title', 'url'], 'search result members');
     res = await call('fetch', { id: found.results[0].id });
-    assert.equal(res.content.length, 1, 'fetch answers with one content item');
-    const doc = JSON.parse(res.content[0].text);
+    const doc = res.answer;
     assert.deepEqual(Object.keys(doc).sort(), ['id', 'metadata', 'text', 'title', 'url'], 'fetch members');
     assert.equal(doc.text, content, 'fetch text');
 

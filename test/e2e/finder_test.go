@@ -67,9 +67,11 @@ func seedMemo(t *testing.T, content, visibility string, created time.Time, patch
 }
 
 // finderCall calls a hand-written tool that must succeed and returns the
-// result, after checking its structured content against the output schema
-// and the text copy.
-func finderCall(t *testing.T, ctx context.Context, cs *mcp.ClientSession, name string, args map[string]any) *mcp.CallToolResult {
+// result and its answer: the structured content, checked against the
+// output schema and the text copy; or, for a tool that answers in text
+// alone (it declares no output schema), the JSON of its one text item,
+// with nothing beside it.
+func finderCall(t *testing.T, ctx context.Context, cs *mcp.ClientSession, name string, args map[string]any) (*mcp.CallToolResult, map[string]any) {
 	t.Helper()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
@@ -79,9 +81,15 @@ func finderCall(t *testing.T, ctx context.Context, cs *mcp.ClientSession, name s
 	if res.IsError || text == nil {
 		t.Fatalf("%s %v: error or no text first: %+v", name, args, res.Content[0])
 	}
-	var fromText any
+	var fromText map[string]any
 	if err := json.Unmarshal([]byte(text.Text), &fromText); err != nil {
-		t.Fatalf("%s: the text is not JSON: %v", name, err)
+		t.Fatalf("%s: the text is not a JSON object: %v", name, err)
+	}
+	if textOnly(t, name) {
+		if res.StructuredContent != nil || len(res.Content) != 1 {
+			t.Errorf("%s: structuredContent %v and %d content items, want the text alone", name, res.StructuredContent, len(res.Content))
+		}
+		return res, fromText
 	}
 	a, _ := json.Marshal(fromText)
 	b, _ := json.Marshal(res.StructuredContent)
@@ -91,7 +99,7 @@ func finderCall(t *testing.T, ctx context.Context, cs *mcp.ClientSession, name s
 	if err := outputSchema(t, name).Validate(fromText); err != nil {
 		t.Errorf("%s: result does not match the output schema: %v", name, err)
 	}
-	return res
+	return res, fromText
 }
 
 // finderFails calls a hand-written tool that must fail and returns the text.
@@ -108,34 +116,14 @@ func finderFails(t *testing.T, ctx context.Context, cs *mcp.ClientSession, name 
 	return text.Text
 }
 
-// hits returns the names of a memo_search result's hits and the hits
-// themselves, after checking its links: with links (every version but
-// 2024-11-05, which has no resource_link), one resource_link after the
-// text for each hit whose text was cut, to read it whole; none for others.
-func hits(t *testing.T, res *mcp.CallToolResult, links bool) ([]string, []map[string]any) {
-	t.Helper()
-	var names, cut []string
+// hits returns the names of a memo_search answer's hits and the hits
+// themselves.
+func hits(answer map[string]any) ([]string, []map[string]any) {
+	var names []string
 	var all []map[string]any
-	for _, h := range res.StructuredContent.(map[string]any)["memos"].([]any) {
+	for _, h := range answer["memos"].([]any) {
 		m := h.(map[string]any)
 		names, all = append(names, m["name"].(string)), append(all, m)
-		if m["cut"] == true {
-			cut = append(cut, "memo://"+m["name"].(string))
-		}
-	}
-	var got []string
-	for _, item := range res.Content[1:] {
-		if link, ok := item.(*mcp.ResourceLink); ok {
-			got = append(got, link.URI)
-		} else {
-			got = append(got, fmt.Sprintf("%T", item))
-		}
-	}
-	if !links {
-		cut = nil
-	}
-	if !slices.Equal(got, cut) {
-		t.Errorf("content after the text: %v, want a resource_link for each cut hit: %v", got, cut)
 	}
 	return names, all
 }
@@ -170,10 +158,10 @@ func TestFinderSearch(t *testing.T) {
 	for _, version := range []string{"2024-11-05", "2025-11-25", "2026-07-28"} {
 		t.Run(version, func(t *testing.T) {
 			cs := connect(t, ctx, worker.URL+"/mcp", memos.Token, version)
-			links := version != "2024-11-05"
 			search := func(args map[string]any) []string {
 				t.Helper()
-				names, _ := hits(t, finderCall(t, ctx, cs, "memo_search", args), links)
+				_, answer := finderCall(t, ctx, cs, "memo_search", args)
+				names, _ := hits(answer)
 				return names
 			}
 			for _, tc := range []struct {
@@ -222,8 +210,7 @@ func TestFinderSearch(t *testing.T) {
 					if token != "" {
 						args["pageToken"] = token
 					}
-					res := finderCall(t, ctx, cs, "memo_search", args)
-					sc := res.StructuredContent.(map[string]any)
+					_, sc := finderCall(t, ctx, cs, "memo_search", args)
 					for _, m := range sc["memos"].([]any) {
 						got = append(got, m.(map[string]any)["name"].(string))
 					}
@@ -248,7 +235,7 @@ func TestFinderSearch(t *testing.T) {
 					{"everything visible", map[string]any{"text": run + " ramen", "scope": "all"}, "2024-03-10T11:00:00Z"},
 				} {
 					t.Run(tc.name, func(t *testing.T) {
-						sc := finderCall(t, ctx, cs, "memo_search", tc.args).StructuredContent.(map[string]any)
+						_, sc := finderCall(t, ctx, cs, "memo_search", tc.args)
 						m := sc["memos"].([]any)[0].(map[string]any)
 						want := map[string]any{"name": c, "created": tc.created, "visibility": "PUBLIC", "pinned": true,
 							"tags": []any{run + "food", run + "work"}, "text": run + " ramen place #" + run + "food #" + run + "work"}
@@ -270,8 +257,13 @@ func TestFinderSearch(t *testing.T) {
 						if u, _ := m["updated"].(string); len(u) < 20 || u[:4] != fmt.Sprint(now.Year()) {
 							t.Errorf("updated = %v, want this year's edit", m["updated"])
 						}
-						if sc["url"] != memos.URL+"/memos/{id}" || sc["timezone"] == nil || sc["rest"] != nil {
-							t.Errorf("the page says url %v, timezone %v, rest %v", sc["url"], sc["timezone"], sc["rest"])
+						// The page names the zone only when the call did not.
+						page := []string{"memos", "url"}
+						if tc.args["timezone"] == nil {
+							page = []string{"memos", "timezone", "url"}
+						}
+						if got := slices.Sorted(maps.Keys(sc)); !slices.Equal(got, page) || sc["url"] != memos.URL+"/memos/{id}" {
+							t.Errorf("the page holds %v (url %v), want %v", got, sc["url"], page)
 						}
 					})
 				}
@@ -314,7 +306,7 @@ func TestFinderChatGPT(t *testing.T) {
 	first := seedMemo(t, "Kettle descaled "+run+"\nwith vinegar #"+run+"home", "PRIVATE", time.Date(2024, 5, 1, 9, 0, 0, 0, time.UTC), nil)
 	seedMemo(t, "Kettle bought "+run, "PRIVATE", time.Date(2024, 4, 1, 9, 0, 0, 0, time.UTC), nil)
 	cs := connect(t, ctx, worker.URL+"/mcp", memos.Token, "")
-	only := func(res *mcp.CallToolResult) map[string]json.RawMessage {
+	only := func(res *mcp.CallToolResult, _ map[string]any) map[string]json.RawMessage {
 		t.Helper()
 		if len(res.Content) != 1 {
 			t.Fatalf("%d content items, want exactly one", len(res.Content))
@@ -398,14 +390,14 @@ func TestFinderTagsAndAttachments(t *testing.T) {
 	seedMemo(t, "#"+run+"a again", "PRIVATE", time.Now(), nil)
 	cs := connect(t, ctx, worker.URL+"/mcp", memos.Token, "")
 
-	res := finderCall(t, ctx, cs, "tag_list", map[string]any{"limit": 500})
+	res, answer := finderCall(t, ctx, cs, "tag_list", map[string]any{"limit": 500})
 	text := res.Content[0].(*mcp.TextContent).Text
 	if strings.Contains(text, "Timestamp") || strings.Contains(text, "T00:") {
 		t.Errorf("tag_list passes on timestamps: %.300s", text)
 	}
 	counts := map[string]float64{}
 	var order []string
-	for _, tg := range res.StructuredContent.(map[string]any)["tags"].([]any) {
+	for _, tg := range answer["tags"].([]any) {
 		m := tg.(map[string]any)
 		counts[m["tag"].(string)] = m["count"].(float64)
 		order = append(order, m["tag"].(string))
@@ -416,8 +408,8 @@ func TestFinderTagsAndAttachments(t *testing.T) {
 	if i, j := slices.Index(order, run+"a"), slices.Index(order, run+"b/c"); i > j {
 		t.Errorf("a tag used twice comes after one used once: %v", order)
 	}
-	if n := len(finderCall(t, ctx, cs, "tag_list", map[string]any{"limit": 1}).StructuredContent.(map[string]any)["tags"].([]any)); n != 1 {
-		t.Errorf("limit 1 gave %d tags", n)
+	if _, answer := finderCall(t, ctx, cs, "tag_list", map[string]any{"limit": 1}); len(answer["tags"].([]any)) != 1 {
+		t.Errorf("limit 1 gave %v", answer["tags"])
 	}
 
 	attach := func(filename, mime string, content []byte) string {
@@ -429,7 +421,7 @@ func TestFinderTagsAndAttachments(t *testing.T) {
 	notes := attach("notes.txt", "text/plain", []byte("boiler: 1.5 bar\n"))
 	pdf := attach("manual.pdf", "application/pdf", []byte("%PDF-1.4\n"))
 
-	res = finderCall(t, ctx, cs, "attachment_read", map[string]any{"name": png})
+	res, _ = finderCall(t, ctx, cs, "attachment_read", map[string]any{"name": png})
 	if len(res.Content) != 2 {
 		t.Fatalf("%d content items, want the description and the image", len(res.Content))
 	}
@@ -440,7 +432,7 @@ func TestFinderTagsAndAttachments(t *testing.T) {
 	if img.MIMEType == "image/png" && !bytes.HasPrefix(img.Data, []byte("\x89PNG")) {
 		t.Errorf("image data is not a PNG: %q", img.Data[:min(8, len(img.Data))])
 	}
-	res = finderCall(t, ctx, cs, "attachment_read", map[string]any{"name": "memo://" + notes})
+	res, _ = finderCall(t, ctx, cs, "attachment_read", map[string]any{"name": "memo://" + notes})
 	if tx, ok := res.Content[1].(*mcp.TextContent); !ok || tx.Text != "boiler: 1.5 bar\n" {
 		t.Errorf("text attachment came back as %+v", res.Content[1])
 	}
@@ -529,7 +521,7 @@ func paragraph(n int) string {
 // TestFinderAnswers checks that memo_search's hits hold the answer, with
 // the facts planted past a long memo's first line: the lines that matched,
 // the open tasks, the first lines for a query without words, marked where
-// cut with a link to read the rest; times in the call's zone or the
+// cut, the tool's description saying how to read the rest; times in the call's zone or the
 // deployment's (TIMEZONE), in fetch and resources too; in both protocol
 // eras. And that memo_list_memos' filter idioms find what they say.
 func TestFinderAnswers(t *testing.T) {
@@ -550,6 +542,15 @@ func TestFinderAnswers(t *testing.T) {
 	for _, version := range []string{"2024-11-05", "2025-11-25", "2026-07-28"} {
 		t.Run(version, func(t *testing.T) {
 			cs := connect(t, ctx, worker.URL+"/mcp", memos.Token, version)
+			list, err := cs.ListTools(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tool := range list.Tools {
+				if d := tool.Description; tool.Name == "memo_search" && (!strings.Contains(d, "… marks text left out") || !strings.Contains(d, "memo_get_memo reads a memo whole")) {
+					t.Errorf("memo_search's description does not say how to read what a hit leaves out: %s", d)
+				}
+			}
 			for _, tc := range []struct {
 				name string
 				args map[string]any
@@ -565,8 +566,8 @@ func TestFinderAnswers(t *testing.T) {
 					want{both, []string{"Falcon review " + run}}},
 			} {
 				t.Run(tc.name, func(t *testing.T) {
-					res := finderCall(t, ctx, cs, "memo_search", tc.args)
-					names, hs := hits(t, res, version != "2024-11-05")
+					_, answer := finderCall(t, ctx, cs, "memo_search", tc.args)
+					names, hs := hits(answer)
 					if !slices.Equal(names, tc.want.names) {
 						t.Fatalf("found %v, want %v", names, tc.want.names)
 					}
@@ -579,9 +580,6 @@ func TestFinderAnswers(t *testing.T) {
 					}
 					if h["cut"] != true || len([]rune(text)) > 400 {
 						t.Errorf("the long memo (%d characters shown) is not marked cut: %v", len([]rune(text)), h["cut"])
-					}
-					if rest, _ := res.StructuredContent.(map[string]any)["rest"].(string); !strings.Contains(rest, "memo_get_memo") {
-						t.Errorf("rest %q does not say how to read the whole memo", rest)
 					}
 					if hs[0]["name"] == short && hs[0]["text"] != "Standup "+run+"\nmoved to 9:30 #"+run+"work" {
 						t.Errorf("a short memo is not whole: %q", hs[0]["text"])
@@ -628,13 +626,12 @@ func TestFinderAnswers(t *testing.T) {
 	t.Run("the deployment's time zone", func(t *testing.T) {
 		gw := startGateway(t, harness.WorkerOptions{Vars: map[string]string{"MEMOS_URL": memos.URL, "TIMEZONE": "Europe/Berlin"}})
 		cs := connect(t, ctx, gw.URL+"/mcp", memos.Token, "")
-		res := finderCall(t, ctx, cs, "memo_search", map[string]any{"text": run, "on": "2026-11-30"})
-		sc := res.StructuredContent.(map[string]any)
-		names, hs := hits(t, res, true)
+		_, sc := finderCall(t, ctx, cs, "memo_search", map[string]any{"text": run, "on": "2026-11-30"})
+		names, hs := hits(sc)
 		if !slices.Equal(names, both) || sc["timezone"] != "Europe/Berlin" || hs[1]["created"] != "2026-11-30T00:13:22+01:00" {
 			t.Errorf("memo_search without a timezone: %v", sc)
 		}
-		res = finderCall(t, ctx, cs, "fetch", map[string]any{"id": long})
+		res, _ := finderCall(t, ctx, cs, "fetch", map[string]any{"id": long})
 		var obj struct{ Metadata map[string]string }
 		json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &obj)
 		if obj.Metadata["created"] != "2026-11-30T00:13:22+01:00" {

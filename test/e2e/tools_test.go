@@ -72,13 +72,21 @@ func (c *tools) call(name string, args map[string]any) *mcp.CallToolResult {
 }
 
 // ok calls a tool that must succeed and returns its structured content,
-// after checking it against the tool's output schema and its text copy.
+// after checking it against the tool's output schema and its text copy;
+// for a tool that answers in text alone, the JSON of its text.
 func (c *tools) ok(name string, args map[string]any) map[string]any {
 	c.t.Helper()
 	res := c.call(name, args)
 	text := res.Content[0].(*mcp.TextContent).Text
 	if res.IsError {
 		c.t.Fatalf("%s: tool error: %s", name, text)
+	}
+	if textOnly(c.t, name) {
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(text), &obj); err != nil || res.StructuredContent != nil {
+			c.t.Fatalf("%s: want a JSON object as the text alone (%v), structuredContent %v", name, err, res.StructuredContent)
+		}
+		return obj
 	}
 	obj, isObj := res.StructuredContent.(map[string]any)
 	if !isObj {
@@ -118,15 +126,7 @@ func (c *tools) fails(name string, args map[string]any) string {
 
 func outputSchema(t *testing.T, name string) *jsonschema.Schema {
 	t.Helper()
-	var def *registry.Tool
-	for _, tool := range registry.All() {
-		if tool.Name == name {
-			def = &tool
-		}
-	}
-	if def == nil {
-		t.Fatalf("no tool %s", name)
-	}
+	def := registryTool(t, name)
 	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(def.OutputSchema()))
 	if err != nil {
 		t.Fatal(err)
@@ -438,4 +438,23 @@ func TestLargeAnswer(t *testing.T) {
 			t.Errorf("memo %s: content %.60q…", m.Get("name").Str, m.Get("content").Str)
 		}
 	}
+}
+
+// registryTool is the tool called name, as the registry serves it.
+func registryTool(t *testing.T, name string) *registry.Tool {
+	t.Helper()
+	for _, tool := range registry.All() {
+		if tool.Name == name {
+			return &tool
+		}
+	}
+	t.Fatalf("no tool %s", name)
+	return nil
+}
+
+// textOnly reports whether the tool called name answers in text alone: it
+// declares no output schema, so its result carries no structured content.
+func textOnly(t *testing.T, name string) bool {
+	t.Helper()
+	return registryTool(t, name).OutputSchema() == ""
 }
