@@ -15,7 +15,8 @@ export MEMOS_BIN
 # `make test` gives a count of inputs (a few seconds each), not a duration: at a
 # duration's deadline Go's fuzz coordinator can race with its own context and
 # fail the target with "context deadline exceeded" when nothing was found.
-FUZZ_TARGETS := ./internal/finder:FuzzCompile ./internal/rawjson:FuzzValue ./internal/rawjson:FuzzAppendString \
+FUZZ_TARGETS := ./internal/finder:FuzzCompile ./internal/finder:FuzzParseDate ./internal/finder:FuzzParseStamp \
+	./internal/memos:FuzzParseHTTPDate ./internal/memos:FuzzParseDelay ./internal/rawjson:FuzzValue ./internal/rawjson:FuzzAppendString \
 	./internal/uri:FuzzParse ./internal/uri:FuzzQuery ./internal/uri:FuzzParseIP ./internal/uri:FuzzParseHost \
 	./internal/mcp:FuzzServe ./internal/mcp:FuzzDecodeHeaderValue \
 	./internal/jsonrpc:FuzzTooDeep ./internal/jsonrpc:FuzzDecode \
