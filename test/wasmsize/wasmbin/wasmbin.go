@@ -1,5 +1,6 @@
 // Package wasmbin reads the WebAssembly binary format: a module's sections
-// and the numbers and names inside them, for test/wasmsize (make wasmsize).
+// and the numbers and names inside them, for test/wasmsize (make wasmsize)
+// and the test of what the Worker's wasm links (TestWasmDependencies).
 package wasmbin
 
 import (
@@ -96,4 +97,21 @@ func (r *Reader) Bytes(n int) []byte {
 // Name reads a name: its length, then its bytes.
 func (r *Reader) Name() string {
 	return string(r.Bytes(int(r.ULEB())))
+}
+
+// FuncNames reads the function names (subsection 1) of a name section's
+// contents, by function index, into names.
+func (r *Reader) FuncNames(names map[uint32]string) {
+	for r.Off < len(r.B) && r.Err == nil {
+		id := r.Byte()
+		size := int(r.ULEB())
+		if id != 1 {
+			r.Bytes(size)
+			continue
+		}
+		for n := r.ULEB(); n > 0 && r.Err == nil; n-- {
+			idx := uint32(r.ULEB())
+			names[idx] = r.Name()
+		}
+	}
 }
