@@ -57,11 +57,12 @@ endif
 	@if [ -f $(RELEASE_FILE) ]; then echo "Builds are for Memos $$(awk '$$1 == "SPEC_VERSION" { print $$3 }' $(RELEASE_FILE)) (chosen in $(RELEASE_FILE))."; \
 		else echo "Builds are for Memos $(PINNED_RELEASE) (pinned in go.mod)."; fi
 
-build: generate ## build the Worker into build/ (runtime assets, entry module and the wasm)
+build: generate ## build the Worker into build/ (runtime assets, entry module, and the wasm with its data packed)
 	$(GO) tool workers-assets-gen -mode=go -o build
 	cp internal/bridge/worker.mjs internal/bridge/driver.mjs build/
 	cp internal/grants/store.mjs build/grants.mjs
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o build/app.wasm .
+	$(GO) run ./internal/bridge/pack build/app.wasm
 
 # .npmrc keeps npm's engine warnings out (Node 22 comes from the lock file).
 node_modules/.package-lock.json: package.json package-lock.json

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memos-mcp-edge/memos-mcp-edge/test/wasmsize/wasmbin"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/wasmbin"
 )
 
 // The Worker's wasm links none of the build-time or heavy packages: the

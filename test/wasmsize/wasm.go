@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/memos-mcp-edge/memos-mcp-edge/test/wasmsize/wasmbin"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/wasmbin"
 )
 
 // A module is what wasmsize needs of a wasm binary.

@@ -1,6 +1,7 @@
 // Package wasmbin reads the WebAssembly binary format: a module's sections
-// and the numbers and names inside them, for test/wasmsize (make wasmsize)
-// and the test of what the Worker's wasm links (TestWasmDependencies).
+// and the numbers and names inside them, for the build's packer of the
+// Worker's data (internal/bridge/pack), test/wasmsize (make wasmsize) and
+// the test of what the Worker's wasm links (TestWasmDependencies).
 package wasmbin
 
 import (
@@ -77,6 +78,23 @@ func (r *Reader) ULEB() uint64 {
 		c := r.Byte()
 		v |= uint64(c&0x7f) << shift
 		if c&0x80 == 0 {
+			return v
+		}
+	}
+	r.Fail()
+	return 0
+}
+
+// SLEB32 reads a signed LEB128 number of at most 32 bits (five bytes).
+func (r *Reader) SLEB32() int64 {
+	var v int64
+	for shift := 0; shift < 35; shift += 7 {
+		c := r.Byte()
+		v |= int64(c&0x7f) << shift
+		if c&0x80 == 0 {
+			if c&0x40 != 0 {
+				v |= -1 << (shift + 7)
+			}
 			return v
 		}
 	}
