@@ -205,7 +205,7 @@ func (w workerDir) workerdConfig(root, compat string, vars map[string]string, fo
 			modules = append(modules, configModule{Name: e.Name(), Type: kind})
 		}
 	}
-	c := configFile{Address: "127.0.0.1:0", CompatibilityDate: compat, Modules: modules}
+	c := configFile{Address: "127.0.0.1:0", CompatibilityDate: compat, Bindings: []configBinding{}, Modules: modules}
 	for _, k := range harness.SortedKeys(vars) {
 		c.Bindings = append(c.Bindings, configBinding{k, vars[k]})
 	}
