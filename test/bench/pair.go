@@ -21,9 +21,10 @@ import (
 // wrote (build/, a baseline's build/baseline/build, a copy), under workerd
 // alone with each configuration format. Every round starts each build in
 // each format once, in an order that rotates, so that the machine's moods
-// fall on all alike; the report gives each one's medians and, against the
-// first build in the same format, the median of the paired differences
-// with a bootstrap 95% interval. Two figures per start: the wall time from
+// fall on all alike; the report gives each one's medians and the median of
+// the paired differences, with a bootstrap 95% interval, against the first
+// build in the same format and against the same build with the binary
+// configuration. Two figures per start: the wall time from
 // the new process to the first /mcp answer (tools/list), and workerd's CPU
 // time by then (all its threads, from /proc: Linux only), which a shared
 // machine disturbs less.
