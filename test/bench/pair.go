@@ -27,7 +27,8 @@ import (
 // configuration. Two figures per start: the wall time from
 // the new process to the first /mcp answer (tools/list), and workerd's CPU
 // time by then (all its threads, from /proc: Linux only), which a shared
-// machine disturbs less.
+// machine disturbs less; and the Go instance's own start as /healthz tells
+// it (the gateway's builds).
 func pairColdStarts(ctx context.Context, builds []string, rounds int, w io.Writer) error {
 	root, err := harness.RepoRoot()
 	if err != nil {
@@ -84,6 +85,9 @@ func pairColdStarts(ctx context.Context, builds []string, rounds int, w io.Write
 			if err == nil {
 				cpu, err = processCPU(wk.Pid())
 			}
+			if h, herr := healthOf(ctx, wk.URL); err == nil && herr == nil && h.startupMs > 0 {
+				t.goStart = append(t.goStart, time.Duration(h.startupMs*float64(time.Millisecond)))
+			}
 			wk.Stop()
 			if err != nil {
 				return err
@@ -95,11 +99,11 @@ func pairColdStarts(ctx context.Context, builds []string, rounds int, w io.Write
 		}
 	}
 	fmt.Fprintf(w, "cold starts: new workerd → first /mcp answer (tools/list), %d rounds, in turns; paired differences with bootstrap 95%% intervals\n\n", rounds)
-	fmt.Fprintln(w, "| build | config | wall, median | workerd CPU, median | wall − first build's | CPU − first build's | wall − binary config's | CPU − binary config's |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| build | config | wall, median | workerd CPU, median | Go instance start, median | wall − first build's | CPU − first build's | wall − binary config's | CPU − binary config's |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
 	for i, t := range targets {
 		first, binary := i%2, i-i%2 // the first build in this format; this build, binary
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", t.name, t.format, ms(t.wall.p50()), ms(t.cpu.p50()),
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", t.name, t.format, ms(t.wall.p50()), ms(t.cpu.p50()), t.goStart.String(),
 			pairedDiff(targets, i, first, pairWall), pairedDiff(targets, i, first, pairCPU),
 			pairedDiff(targets, i, binary, pairWall), pairedDiff(targets, i, binary, pairCPU))
 	}
@@ -112,6 +116,7 @@ type pairTarget struct {
 	dir       workerDir
 	format    configFormat
 	wall, cpu sample
+	goStart   sample // the instance's startupMs from /healthz, where it has one
 }
 
 // processCPU returns the CPU time that process pid's threads have spent so
