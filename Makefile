@@ -15,7 +15,8 @@ export MEMOS_BIN
 # `make test` gives a count of inputs (a few seconds each), not a duration: at a
 # duration's deadline Go's fuzz coordinator can race with its own context and
 # fail the target with "context deadline exceeded" when nothing was found.
-FUZZ_TARGETS := ./internal/finder:FuzzCompile ./internal/rawjson:FuzzValue ./internal/rawjson:FuzzAppendString \
+FUZZ_TARGETS := ./internal/finder:FuzzCompile ./internal/finder:FuzzParseDate ./internal/finder:FuzzParseStamp \
+	./internal/memos:FuzzParseHTTPDate ./internal/memos:FuzzParseDelay ./internal/rawjson:FuzzValue ./internal/rawjson:FuzzAppendString \
 	./internal/uri:FuzzParse ./internal/uri:FuzzQuery ./internal/uri:FuzzParseIP ./internal/uri:FuzzParseHost \
 	./internal/mcp:FuzzServe ./internal/mcp:FuzzDecodeHeaderValue \
 	./internal/jsonrpc:FuzzTooDeep ./internal/jsonrpc:FuzzDecode \
@@ -56,11 +57,12 @@ endif
 	@if [ -f $(RELEASE_FILE) ]; then echo "Builds are for Memos $$(awk '$$1 == "SPEC_VERSION" { print $$3 }' $(RELEASE_FILE)) (chosen in $(RELEASE_FILE))."; \
 		else echo "Builds are for Memos $(PINNED_RELEASE) (pinned in go.mod)."; fi
 
-build: generate ## build the Worker into build/ (runtime assets, entry module and the wasm)
+build: generate ## build the Worker into build/ (runtime assets, entry module, and the wasm with its data packed)
 	$(GO) tool workers-assets-gen -mode=go -o build
 	cp internal/bridge/worker.mjs internal/bridge/driver.mjs build/
 	cp internal/grants/store.mjs build/grants.mjs
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o build/app.wasm .
+	$(GO) run ./internal/bridge/pack build/app.wasm
 
 # .npmrc keeps npm's engine warnings out (Node 22 comes from the lock file).
 node_modules/.package-lock.json: package.json package-lock.json

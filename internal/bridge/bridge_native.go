@@ -88,9 +88,9 @@ func HTTPHandler(h web.Handler, maxBody int) http.Handler {
 		} else {
 			var err error
 			req.Body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, int64(maxBody)))
-			var tooLarge *http.MaxBytesError
+			_, tooLarge := errors.AsType[*http.MaxBytesError](err)
 			switch {
-			case errors.As(err, &tooLarge):
+			case tooLarge:
 				req.Body, req.BodyTooLarge = req.Body[:min(len(req.Body), web.BodyHead)], true
 			case err != nil:
 				http.Error(w, "cannot read request body", http.StatusBadRequest)

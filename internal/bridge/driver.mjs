@@ -29,13 +29,15 @@ const fetchTimedOut = 3;
 const maxPollMs = 32;
 const maxStuckPolls = 10;
 
-// startGo instantiates the compiled module mod and runs its main until the Go program calls ready. fetcher(binding, url, init)
+// startGo instantiates the compiled module mod, restores its data and runs
+// its main until the Go program calls ready. fetcher(binding, url, init)
 // runs an upstream request: binding is the name of a service binding, or ""
 // for the global fetch. It resolves to the Gateway.
 export async function startGo(mod, env, fetcher) {
   const started = performance.now();
   const go = new Go();
   const instance = new WebAssembly.Instance(mod, go.importObject);
+  await restoreData(mod, instance.exports.mem);
   return new Promise((resolve, reject) => {
     let gateway;
     const context = {
@@ -60,6 +62,23 @@ export async function startGo(mod, env, fetcher) {
       reject(err);
     });
   });
+}
+
+// The program's data, which `make build` moves out of the data segments
+// into this custom section (internal/bridge/pack): the memory offset of the
+// image as a 32-bit little-endian number, then the image, zlib-compressed.
+const dataSection = "memos-mcp-edge.data";
+
+// restoreData writes the data of a packed module into the memory of its
+// instance, where instantiation puts a module's data segments; a module that
+// was not packed has its data there already.
+async function restoreData(mod, memory) {
+  const [packed] = WebAssembly.Module.customSections(mod, dataSection);
+  if (packed === undefined) return;
+  const offset = new DataView(packed).getUint32(0, true);
+  const inflated = new Response(new Uint8Array(packed, 4)).body.pipeThrough(new DecompressionStream("deflate"));
+  const image = await new Response(inflated).arrayBuffer();
+  new Uint8Array(memory.buffer).set(new Uint8Array(image), offset);
 }
 
 export class Gateway {

@@ -14,7 +14,9 @@ import (
 // js/wasm, driven by driver.mjs under Node (testdata/driver_test.mjs holds
 // the checks): requests and answers cross whole, a panic is a 500, upstream
 // requests run one after another and side by side, 64 requests at once
-// interleave, a lock held across a fetch, and a client that goes away.
+// interleave, a lock held across a fetch, and a client that goes away. The
+// wasm is packed as `make build` packs the Worker's: the driver restores its
+// data, or the program could not even start.
 func TestDriver(t *testing.T) {
 	dir := t.TempDir()
 	goTool := filepath.Join(os.Getenv("GOROOT"), "bin", "go")
@@ -35,6 +37,7 @@ func TestDriver(t *testing.T) {
 	run(goTool, nil, "tool", "workers-assets-gen", "-mode=go", "-o", dir)
 	prog := filepath.Join(dir, "prog.wasm")
 	run(goTool, []string{"GOOS=js", "GOARCH=wasm"}, "build", "-o", prog, "./testdata/prog")
+	run(goTool, nil, "run", "./pack", prog) // as `make build` packs the Worker's
 	driver, err := os.ReadFile("driver.mjs")
 	if err != nil {
 		t.Fatal(err)

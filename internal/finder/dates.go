@@ -253,3 +253,10 @@ func parseDate(arg, s string) (date, error) {
 	}
 	return d, nil
 }
+
+// IsDay reports whether s is a day as the finding tools take one (see
+// parseDate), for the prompts that pass one on.
+func IsDay(s string) bool {
+	_, err := parseDate("", s)
+	return err == nil
+}

@@ -67,7 +67,7 @@ func parseStamp(s string) (time.Time, bool) {
 			n[i] = n[i]*10 + int(c-'0')
 		}
 	}
-	if frac := s[19 : len(s)-1]; frac != "" && (frac[0] != '.' || strings.Trim(frac[1:], "0123456789") != "") {
+	if frac := s[19 : len(s)-1]; frac != "" && (len(frac) < 2 || frac[0] != '.' || strings.Trim(frac[1:], "0123456789") != "") {
 		return time.Time{}, false
 	}
 	if n[0] > 23 || n[1] > 59 || n[2] > 59 {

@@ -42,8 +42,7 @@ type Prompts interface {
 // (Memos' answer, or why there was none).
 func (h *Handler) answerError(ctx context.Context, c *call, err error) reply {
 	stateOf(ctx).noteMemos(err)
-	var rpc *jsonrpc.Error
-	if errors.As(err, &rpc) && (rpc.Code == jsonrpc.CodeInvalidParams || rpc.Code == jsonrpc.CodeResourceNotFound) {
+	if rpc, ok := errors.AsType[*jsonrpc.Error](err); ok && (rpc.Code == jsonrpc.CodeInvalidParams || rpc.Code == jsonrpc.CodeResourceNotFound) {
 		e := *rpc
 		if c.modern {
 			e.Code = jsonrpc.CodeInvalidParams

@@ -9,7 +9,7 @@ import (
 // Error is a request that Memos refused or never answered, as its caller
 // is to be told: Msg says why (Memos' own message, or what the answer says
 // about the setup) and the fields what the gateway does about it. Every
-// failure of this package is an *Error; match it with errors.As.
+// failure of this package is an *Error; match it with AsError.
 type Error struct {
 	Status int    // Memos' HTTP status; 0 when there was no answer
 	Msg    string // for the caller, never with a credential in it
@@ -33,9 +33,7 @@ func (e *Error) Error() string { return e.Msg }
 
 // AsError returns the *Error in err's chain.
 func AsError(err error) (*Error, bool) {
-	var e *Error
-	ok := errors.As(err, &e)
-	return e, ok
+	return errors.AsType[*Error](err)
 }
 
 // IsRefused reports whether err is Memos refusing the caller's credentials.

@@ -38,10 +38,7 @@ func retryAfter(resp *web.Response, now time.Time) (time.Duration, bool) {
 		switch {
 		case found:
 		case kind == "google.rpc.RetryInfo":
-			delay, err := time.ParseDuration(d.Get("retryDelay").Str)
-			if found = err == nil && delay >= 0; found {
-				wait = delay
-			}
+			wait, found = parseDelay(d.Get("retryDelay").Str)
 		case kind == "google.rpc.ErrorInfo":
 			if d, ok := parseRetryAfter(d.Get("metadata").Get("retry_after_seconds").Str, now); ok {
 				wait, found = d, true
@@ -57,17 +54,15 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	if v == "" || len(v) > 64 {
 		return 0, false
 	}
-	if strings.Trim(v, "0123456789") == "" {
+	if digits(v) {
 		if len(v) > 9 { // more than 31 years: no Memos means it
 			return maxRetryAfter, true
 		}
-		n, _ := strconv.Atoi(v)
+		n, _ := number(v)
 		return min(time.Duration(n)*time.Second, maxRetryAfter), true
 	}
-	for _, layout := range []string{"Mon, 02 Jan 2006 15:04:05 GMT", "Monday, 02-Jan-06 15:04:05 GMT", "Mon Jan _2 15:04:05 2006"} {
-		if t, err := time.Parse(layout, v); err == nil {
-			return min(max(t.Sub(now), 0), maxRetryAfter), true
-		}
+	if t, ok := parseHTTPDate(v); ok {
+		return min(max(t.Sub(now), 0), maxRetryAfter), true
 	}
 	return 0, false
 }

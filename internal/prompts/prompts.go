@@ -10,8 +10,8 @@ package prompts
 import (
 	"strconv"
 	"strings"
-	"time"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/finder"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/jsonrpc"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
@@ -209,10 +209,10 @@ func checkDays(s string) string {
 	return ""
 }
 
-// checkDate accepts a calendar date, YYYY-MM-DD.
+// checkDate accepts a calendar date, YYYY-MM-DD, as memo_search takes one.
 func checkDate(s string) string {
-	if _, err := time.Parse(time.DateOnly, s); err != nil {
-		return "must be a date as YYYY-MM-DD"
+	if !finder.IsDay(s) {
+		return "must be a date as YYYY-MM-DD, from 1970"
 	}
 	return ""
 }

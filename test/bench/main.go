@@ -31,6 +31,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/signal"
@@ -57,8 +58,18 @@ const (
 )
 
 func main() {
+	pair := flag.Bool("pair", false, "instead of the table, compare the cold start of the builds named (folders make build wrote), side by side")
+	rounds := flag.Int("rounds", 100, "with -pair: how many rounds")
+	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *pair {
+		if err := pairColdStarts(ctx, flag.Args(), *rounds, os.Stdout); err != nil {
+			fmt.Fprintf(os.Stderr, "bench -pair: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
 	r, err := run(ctx)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "make bench: %v\n", err)

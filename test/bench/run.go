@@ -28,6 +28,8 @@ type results struct {
 	firstGo, firstJS    sample // the request that got the first answer
 	coldEmpty           sample // the same for the empty Go program
 	firstEmpty          sample
+	coldGoText          sample // the gateway's, with workerd's text configuration
+	coldEmptyText       sample // the empty Go program's, same
 	devGo, devJS        sample // new wrangler dev → first /mcp answer
 	devFirstGo          sample
 	devFirstJS          sample
@@ -513,15 +515,25 @@ func (b *bench) sizes(r *results, floor, proxy workerDir) (err error) {
 // coldStarts starts the gateway and the floor Worker afresh, in turns, with
 // nothing else running but Memos, and times each to its first /mcp answer:
 // first workerd alone on the deploy bundles (a new isolate, nothing else),
+// with a binary configuration and then with a text one (see configFormat),
 // then whole `wrangler dev` sessions (what a developer waits for).
 func (b *bench) coldStarts(ctx context.Context, r *results, floor workerDir, compat string) error {
-	progress("row 2: cold starts, %d new workerd and %d new wrangler dev per Worker, in turns", workerdStarts, devStarts)
+	progress("row 2: cold starts, %d new workerd (binary configuration), %d (text) and %d new wrangler dev per Worker, in turns",
+		workerdStarts, workerdStarts, devStarts)
 	emptyVars := map[string]string{"ANSWER_BYTES": "64"}
 	start := func(t coldTarget) (*worker, error) { return t.w.workerd(b.root, compat, t.vars) }
 	err := b.coldRounds(ctx, r, workerdStarts, start,
 		coldTarget{b.gateway, b.vars, &r.coldGo, &r.firstGo},
 		coldTarget{floor, nil, &r.coldJS, &r.firstJS},
 		coldTarget{b.empty, emptyVars, &r.coldEmpty, &r.firstEmpty})
+	if err != nil {
+		return err
+	}
+	text := func(t coldTarget) (*worker, error) { return t.w.workerdWith(b.root, compat, t.vars, textConfig) }
+	var firstText sample // not reported
+	err = b.coldRounds(ctx, r, workerdStarts, text,
+		coldTarget{b.gateway, b.vars, &r.coldGoText, &firstText},
+		coldTarget{b.empty, emptyVars, &r.coldEmptyText, &firstText})
 	if err != nil {
 		return err
 	}

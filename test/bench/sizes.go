@@ -39,6 +39,11 @@ func emptyGoWorker(root, dir, compat string) (workerDir, wasmSize, error) {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return workerDir{}, wasmSize{}, fmt.Errorf("build the empty Go program: %v\n%s", err, b)
 	}
+	cmd = exec.Command(goTool(), "run", "./internal/bridge/pack", out)
+	cmd.Dir = root
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return workerDir{}, wasmSize{}, fmt.Errorf("pack the empty Go program: %v\n%s", err, b)
+	}
 	size, err := sizeOf(out)
 	if err != nil {
 		return workerDir{}, size, err

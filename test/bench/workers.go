@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -142,44 +145,129 @@ func (w workerDir) dev(root string, vars map[string]string) (*worker, error) {
 	return w.launch(port, node, args, "WRANGLER_SEND_METRICS=false", "NO_COLOR=1")
 }
 
+// A configFormat is how workerd is given its configuration, the Worker's
+// modules inside it.
+type configFormat int
+
+const (
+	// binaryConfig is an encoded Cap'n Proto message (workerd serve
+	// --binary), as wrangler dev gives workerd its configuration: the
+	// modules are bytes in the message. Cloudflare's production runtime
+	// loads Workers with server code of its own, not workerd's
+	// configuration, so neither form is what it does; this one leaves out
+	// what only a hand-written configuration costs, the parse below.
+	binaryConfig configFormat = iota
+	// textConfig is Cap'n Proto text that embeds each module's file
+	// (embed "app.wasm"): workerd compiles it with Cap'n Proto's schema
+	// parser at start, which takes time in proportion to the files' bytes.
+	textConfig
+)
+
+func (f configFormat) String() string { return [...]string{"binary", "text"}[f] }
+
 // workerd runs the runtime alone, without wrangler, on the bundle that
 // `wrangler deploy --dry-run` wrote for w (see dryRun): what a deployment
 // uploads, started in a new process and so in a new isolate.
 func (w workerDir) workerd(root, compat string, vars map[string]string) (*worker, error) {
+	return w.workerdWith(root, compat, vars, binaryConfig)
+}
+
+// workerdWith is workerd with the configuration in the given format.
+func (w workerDir) workerdWith(root, compat string, vars map[string]string, format configFormat) (*worker, error) {
 	port, err := harness.FreePort()
 	if err != nil {
 		return nil, err
 	}
+	config, err := w.workerdConfig(root, compat, vars, format)
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"serve", "--socket-addr", "http=127.0.0.1:" + strconv.Itoa(port), config}
+	if format == binaryConfig {
+		args = append(args[:1], append([]string{"--binary"}, args[1:]...)...)
+	}
+	return w.launch(port, filepath.Join(root, "node_modules", ".bin", "workerd"), args)
+}
+
+// workerdConfig writes w's workerd configuration for vars in the given
+// format, once: later calls with the same vars reuse its file. The socket's
+// address is given on the command line.
+func (w workerDir) workerdConfig(root, compat string, vars map[string]string, format configFormat) (string, error) {
 	bundle := filepath.Join(filepath.Dir(w.config), "dry-run")
 	entries, err := os.ReadDir(bundle)
 	if err != nil {
-		return nil, fmt.Errorf("%w (run wrangler deploy --dry-run first)", err)
+		return "", fmt.Errorf("%w (run wrangler deploy --dry-run first)", err)
 	}
 	// The bundle's main module is named after the Worker's, as .js.
-	entry := strings.TrimSuffix(w.main, filepath.Ext(w.main)) + ".js"
-	var modules strings.Builder
-	fmt.Fprintf(&modules, "(name = %q, esModule = embed %q),", entry, entry)
+	modules := []configModule{{Name: strings.TrimSuffix(w.main, filepath.Ext(w.main)) + ".js", Type: "esModule"}}
 	for _, e := range entries {
-		kind := map[string]string{".wasm": "wasm", ".bin": "data"}[filepath.Ext(e.Name())]
-		if kind != "" {
-			fmt.Fprintf(&modules, "\n    (name = %q, %s = embed %q),", e.Name(), kind, e.Name())
+		if kind := map[string]string{".wasm": "wasm", ".bin": "data"}[filepath.Ext(e.Name())]; kind != "" {
+			modules = append(modules, configModule{Name: e.Name(), Type: kind})
 		}
 	}
-	var bindings strings.Builder
+	c := configFile{Address: "127.0.0.1:0", CompatibilityDate: compat, Bindings: []configBinding{}, Modules: modules}
 	for _, k := range harness.SortedKeys(vars) {
-		fmt.Fprintf(&bindings, "(name = %q, text = %q), ", k, vars[k])
+		c.Bindings = append(c.Bindings, configBinding{k, vars[k]})
 	}
-	config := fmt.Sprintf(workerdConfig, "127.0.0.1:"+strconv.Itoa(port), modules.String(), compat, bindings.String())
-	path := filepath.Join(bundle, "workerd-"+strconv.Itoa(port)+".capnp")
-	if err := os.WriteFile(path, []byte(config), 0o644); err != nil {
-		return nil, err
+	for i := range c.Modules {
+		c.Modules[i].Path = filepath.Join(bundle, c.Modules[i].Name)
 	}
-	return w.launch(port, filepath.Join(root, "node_modules", ".bin", "workerd"), []string{"serve", path})
+	desc, err := json.Marshal(c)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(filepath.Dir(w.config), fmt.Sprintf("workerd-%s-%x.capnp", format, sha256.Sum256(desc)))
+	if format == binaryConfig {
+		path += ".bin"
+	}
+	if _, err := os.Stat(path); err == nil {
+		return path, nil
+	}
+	if format == textConfig {
+		var text strings.Builder
+		for _, m := range c.Modules {
+			fmt.Fprintf(&text, "\n    (name = %q, %s = embed %q),", m.Name, m.Type, filepath.Join("dry-run", m.Name))
+		}
+		var bindings strings.Builder
+		for _, b := range c.Bindings {
+			fmt.Fprintf(&bindings, "(name = %q, text = %q), ", b.Name, b.Text)
+		}
+		return path, os.WriteFile(path, fmt.Appendf(nil, workerdText, c.Address, text.String(), compat, bindings.String()), 0o644)
+	}
+	descPath := path + ".json"
+	if err := os.WriteFile(descPath, desc, 0o644); err != nil {
+		return "", err
+	}
+	cmd := exec.Command(filepath.Join(root, "node_modules", ".bin", "node"), filepath.Join(root, "test", "bench", "capnp.mjs"), descPath, path)
+	cmd.Dir = root
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("capnp.mjs: %v\n%s", err, b)
+	}
+	return path, nil
 }
 
-// workerdConfig is a workerd configuration for one Worker on one socket,
-// allowed to fetch from loopback (Memos).
-const workerdConfig = `using Workerd = import "/workerd/workerd.capnp";
+// configFile is what capnp.mjs reads: one Worker on one socket.
+type configFile struct {
+	Address           string          `json:"address"`
+	CompatibilityDate string          `json:"compatibilityDate"`
+	Bindings          []configBinding `json:"bindings"`
+	Modules           []configModule  `json:"modules"`
+}
+
+type configBinding struct {
+	Name string `json:"name"`
+	Text string `json:"text"`
+}
+
+type configModule struct {
+	Name string `json:"name"`
+	Type string `json:"type"` // esModule, wasm or data
+	Path string `json:"path"`
+}
+
+// workerdText is a workerd configuration in Cap'n Proto text for one
+// Worker on one socket, allowed to fetch from loopback (Memos).
+const workerdText = `using Workerd = import "/workerd/workerd.capnp";
 
 const config :Workerd.Config = (
   services = [
@@ -190,8 +278,7 @@ const config :Workerd.Config = (
 );
 
 const worker :Workerd.Worker = (
-  modules = [
-    %s
+  modules = [%s
   ],
   compatibilityDate = %q,
   bindings = [%s],

@@ -4,6 +4,8 @@ package e2e
 
 import (
 	"bytes"
+	"compress/zlib"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/wasmbin"
 	memosproto "github.com/usememos/memos/proto"
 )
 
@@ -68,13 +71,12 @@ func TestDeployDryRun(t *testing.T) {
 			t.Errorf("make build with SPEC was not refused (%v):\n%s", err, out)
 		}
 		dryRun(t)
-		wasm, err := os.ReadFile(filepath.Join(clone, "build", "app.wasm"))
-		if err != nil || !bytes.Contains(wasm, []byte("v0.31.0")) {
-			t.Errorf("the dry run's build is not for the chosen release v0.31.0 (%v)", err)
+		if !bytes.Contains(wasmData(t, filepath.Join(clone, "build", "app.wasm")), []byte("v0.31.0")) {
+			t.Errorf("the dry run's build is not for the chosen release v0.31.0")
 		}
 		runIn(t, clone, "make", "--no-print-directory", "release", "SPEC_VERSION="+registry.MemosVersion())
 		dryRun(t)
-		if wasm, _ := os.ReadFile(filepath.Join(clone, "build", "app.wasm")); bytes.Contains(wasm, []byte("v0.31.0")) {
+		if bytes.Contains(wasmData(t, filepath.Join(clone, "build", "app.wasm")), []byte("v0.31.0")) {
 			t.Errorf("after going back to the pinned release, the build is still for v0.31.0")
 		}
 	})
@@ -159,4 +161,35 @@ func runIn(t *testing.T, dir, name string, args ...string) string {
 		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
 	}
 	return string(out)
+}
+
+// wasmData returns the program's data in the wasm at path: the memory image
+// that make build packs into one compressed section (internal/bridge/pack),
+// inflated.
+func wasmData(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sections, err := wasmbin.Sections(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sections {
+		if s.ID != wasmbin.SectionCustom || s.Body.Name() != "memos-mcp-edge.data" {
+			continue
+		}
+		zr, err := zlib.NewReader(bytes.NewReader(s.Body.B[s.Body.Off+4:])) // after the image's offset
+		if err != nil {
+			t.Fatal(err)
+		}
+		image, err := io.ReadAll(zr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return image
+	}
+	t.Fatalf("%s is not packed", path)
+	return nil
 }

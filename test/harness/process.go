@@ -76,6 +76,9 @@ func (p *Process) Stop() {
 	<-p.exited
 }
 
+// Pid is the process's id.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
 // Done is closed when the process has ended.
 func (p *Process) Done() <-chan struct{} { return p.exited }
 

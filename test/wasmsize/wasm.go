@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/memos-mcp-edge/memos-mcp-edge/test/wasmsize/wasmbin"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/wasmbin"
 )
 
 // A module is what wasmsize needs of a wasm binary.
@@ -46,7 +46,7 @@ func parse(b []byte) (module, error) {
 		case wasmbin.SectionCustom:
 			if s.Name() == "name" {
 				m.nameSection = n
-				s.funcNames(m.names)
+				s.FuncNames(m.names)
 			}
 		}
 		if s.Err != nil {
@@ -145,21 +145,5 @@ func (r *reader) constExpr() {
 	}
 	if r.Byte() != 0x0b {
 		r.Err = errors.New("offset expression without end")
-	}
-}
-
-// funcNames reads the function names subsection (id 1) of the name section.
-func (r *reader) funcNames(names map[uint32]string) {
-	for r.Off < len(r.B) && r.Err == nil {
-		id := r.Byte()
-		size := int(r.ULEB())
-		if id != 1 {
-			r.Bytes(size)
-			continue
-		}
-		for n := r.ULEB(); n > 0 && r.Err == nil; n-- {
-			idx := uint32(r.ULEB())
-			names[idx] = r.Name()
-		}
 	}
 }

@@ -69,7 +69,10 @@ async function upstream(binding, url, init) {
   }
 }
 
+// The wasm is packed (driver_test.go packs it): its data is in this custom
+// section, and the program starts only if the driver restores it.
 const mod = new WebAssembly.Module(readFileSync(resolve(buildDir, "prog.wasm")));
+assert.equal(WebAssembly.Module.customSections(mod, "memos-mcp-edge.data").length, 1);
 const gateway = await startGo(mod, {}, upstream);
 assert.equal(gateway.maxBodyBytes, 64);
 const decoder = new TextDecoder();

@@ -1,5 +1,7 @@
 // Package wasmbin reads the WebAssembly binary format: a module's sections
-// and the numbers and names inside them, for test/wasmsize (make wasmsize).
+// and the numbers and names inside them, for the build's packer of the
+// Worker's data (internal/bridge/pack), test/wasmsize (make wasmsize) and
+// the test of what the Worker's wasm links (TestWasmDependencies).
 package wasmbin
 
 import (
@@ -83,6 +85,23 @@ func (r *Reader) ULEB() uint64 {
 	return 0
 }
 
+// SLEB32 reads a signed LEB128 number of at most 32 bits (five bytes).
+func (r *Reader) SLEB32() int64 {
+	var v int64
+	for shift := 0; shift < 35; shift += 7 {
+		c := r.Byte()
+		v |= int64(c&0x7f) << shift
+		if c&0x80 == 0 {
+			if c&0x40 != 0 {
+				v |= -1 << (shift + 7)
+			}
+			return v
+		}
+	}
+	r.Fail()
+	return 0
+}
+
 // Bytes reads the next n bytes.
 func (r *Reader) Bytes(n int) []byte {
 	if n < 0 || n > len(r.B)-r.Off {
@@ -96,4 +115,21 @@ func (r *Reader) Bytes(n int) []byte {
 // Name reads a name: its length, then its bytes.
 func (r *Reader) Name() string {
 	return string(r.Bytes(int(r.ULEB())))
+}
+
+// FuncNames reads the function names (subsection 1) of a name section's
+// contents, by function index, into names.
+func (r *Reader) FuncNames(names map[uint32]string) {
+	for r.Off < len(r.B) && r.Err == nil {
+		id := r.Byte()
+		size := int(r.ULEB())
+		if id != 1 {
+			r.Bytes(size)
+			continue
+		}
+		for n := r.ULEB(); n > 0 && r.Err == nil; n-- {
+			idx := uint32(r.ULEB())
+			names[idx] = r.Name()
+		}
+	}
 }
