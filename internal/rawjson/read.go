@@ -260,9 +260,13 @@ func skipValue(s string, i int) int {
 }
 
 // skipString returns the end of the string that starts at s[i], after its
-// closing quote, or -1.
+// closing quote, or -1. The text between escapes is skipped eight bytes at
+// a time (plainEnd): strings are most of a large answer.
 func skipString(s string, i int) int {
 	for i++; i < len(s); i++ {
+		if i = plainEnd(s, i); i >= len(s) {
+			break
+		}
 		switch s[i] {
 		case '\\':
 			i++
