@@ -82,7 +82,9 @@ export class Gateway {
   }
 
   // serve passes one request to Go and resolves to what answer(status,
-  // headers, body) returns for its answer: headers is a "name:value\n"
+  // headers, body) returns for its answer. The request's headers are a
+  // Headers object or [name, value] pairs, names in lower case (as Headers
+  // gives them). In the answer, headers is a "name:value\n"
   // string, body a view of Go's memory, valid only during the call (the
   // runtime's Response constructor copies it; the default answer copies it
   // too). The request body is a Uint8Array or a list of them (the chunks of
