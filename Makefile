@@ -110,8 +110,9 @@ test: unit build memos ## run every test, about 11 minutes on 2 cores: make unit
 
 .PHONY: soak
 SOAK_REQUESTS ?= 20000
-soak: node_modules/.package-lock.json build memos ## send SOAK_REQUESTS (20,000) mixed requests through one Worker isolate: no errors, no restart, bounded memory
-	SOAK_REQUESTS=$(SOAK_REQUESTS) $(GO) test -tags e2e -count=1 -run '^TestSoak$$' -v ./test/e2e/
+SOAK_CLIENTS ?= 32
+soak: node_modules/.package-lock.json build memos ## send SOAK_REQUESTS (20,000) mixed requests from SOAK_CLIENTS (32) clients through one Worker isolate: no errors, no restart, bounded memory
+	SOAK_REQUESTS=$(SOAK_REQUESTS) SOAK_CLIENTS=$(SOAK_CLIENTS) $(GO) test -tags e2e -count=1 -run '^TestSoak$$' -v ./test/e2e/
 
 fuzz: generate ## run every fuzz target for FUZZTIME each (default 30s); failures land in testdata/fuzz
 	@for t in $(FUZZ_TARGETS); do \

@@ -9,6 +9,15 @@
 // send and upstream requests to make, each for one request. A request's own
 // async function (serve) starts its upstream requests and returns its answer,
 // so that everything done for a request is done in that request's context.
+// A call made for one request often carries effects of others (Go runs every
+// goroutine it can). Those are only noted: a request is resumed only from
+// its own context, by its own upstream requests and timers, never by a
+// promise another request resolves. workerd is meant to move the
+// continuation of such a promise back to the request it belongs to, but
+// under load it ran it in the resolving request's context, where the
+// answer made its Response in the wrong request and failed with "Cannot
+// perform I/O on behalf of a different request" (20,000 requests from 32
+// clients through one isolate under wrangler dev, 6 to 10 times a run).
 import "./wasm_exec.js";
 
 const encoder = new TextEncoder();
@@ -92,7 +101,9 @@ export class Gateway {
   }
 
   // serve passes one request to Go and resolves to what answer(status,
-  // headers, body) returns for its answer: headers is a "name:value\n"
+  // headers, body) returns for its answer. The request's headers are a
+  // Headers object or [name, value] pairs, names in lower case (as Headers
+  // gives them). In the answer, headers is a "name:value\n"
   // string, body a view of Go's memory, valid only during the call (the
   // runtime's Response constructor copies it; the default answer copies it
   // too). The request body is a Uint8Array or a list of them (the chunks of
@@ -117,13 +128,19 @@ export class Gateway {
       for (;;) {
         if (r.queue.length > 0 && r.signal === undefined) {
           r.signal = client?.signal ?? null;
-          const cancel = () => this.requests.has(id) && this.call(() => this.exports.mme_cancel(id));
+          const cancel = () => {
+            if (!this.requests.has(id)) return;
+            this.call(() => this.exports.mme_cancel(id));
+            r.wake?.();
+          };
           if (r.signal?.aborted) cancel();
           else r.signal?.addEventListener("abort", cancel, { once: true });
         }
         while (r.queue.length > 0) this.fetch(r, r.queue.shift());
         if (r.answer) return answer(r.answer.status, r.answer.headers, r.answer.body());
         if (this.dead) throw this.dead;
+        // woken is resolved only from this request's context: by the
+        // outcome of one of its upstream requests, or its client going away.
         const woken = new Promise((wake) => (r.wake = wake));
         if (r.fetches > 0) {
           await woken;
@@ -131,14 +148,17 @@ export class Gateway {
         }
         // Nothing is under way for this request, so its goroutine waits for
         // something inside Go: a lock another request holds across an
-        // upstream request, or the garbage collector. Go is polled, from
-        // this request's own context (the runtime cancels a request that
-        // waits on nothing of its own), less often the longer it waits.
+        // upstream request, a check of the caller that another request
+        // makes, or the garbage collector. Whatever another request's call
+        // brings it is seen here. Go is polled, from this request's own
+        // context (the runtime cancels a request that waits on nothing of
+        // its own), less often the longer it waits.
         let timer;
         const polled = new Promise((poll) => (timer = setTimeout(poll, Math.min(2 ** r.polls, maxPollMs), "poll")));
         const why = await Promise.race([woken, polled]);
         clearTimeout(timer);
-        if (why !== "poll") continue;
+        // Another request's call may have brought what it waited for.
+        if (why !== "poll" || r.answer || r.queue.length > 0) continue;
         r.polls++;
         if (this.stalled(r)) {
           const body = encoder.encode("the request stalled in the gateway\n");
@@ -184,9 +204,16 @@ export class Gateway {
       texts = [`${err.name}: ${err.message}`];
     }
     r.fetches--;
+    this.fetched(f.id, outcome, status, texts, chunks);
+    r.wake?.();
+  }
+
+  // fetched reports the outcome of upstream request id to Go: texts are the
+  // answer's headers (or the error's message), chunks its body.
+  fetched(id, outcome, status, texts, chunks) {
     this.call(() => {
       const [headerLen] = this.write(texts, chunks);
-      return this.exports.mme_fetched(f.id, outcome, status, headerLen);
+      return this.exports.mme_fetched(id, outcome, status, headerLen);
     });
   }
 
@@ -253,14 +280,15 @@ export class Gateway {
           body: bytes(at + 13).slice(),
         };
         if (r) r.queue.push(f);
-        else queueMicrotask(() => this.fetch({ fetches: 0, signal: AbortSignal.abort() }, f)); // its request is over
+        // Its request is over: it fails unsent, once this call's table is read.
+        else queueMicrotask(() => this.fetched(f.id, fetchFailed, 0, [overMessage], []));
         at += 15;
       } else {
         this.die(new Error(`unknown effect ${words[at]} from the Go program`));
         return;
       }
+      // Seen by r in its own context (see serve): no wake from here.
       if (r) r.polls = r.stuck = 0;
-      r?.wake?.();
     }
   }
 
@@ -272,12 +300,15 @@ export class Gateway {
     return ++r.stuck > maxStuckPolls;
   }
 
-  // die fails every request still owed an answer; the Go program is gone.
+  // die fails every request still owed an answer, each as it next looks:
+  // the Go program is gone.
   die(err) {
     this.dead ??= err;
-    for (const r of this.requests.values()) r.wake?.();
   }
 }
+
+// overMessage is the failure of an upstream request whose request is over.
+const overMessage = "AbortError: the request it was for is over";
 
 // copyAnswer is serve's default answer: { status, headers, body }, the body
 // copied out of Go's memory.

@@ -271,9 +271,13 @@ const (
 	MaxBatchCalls = 4
 )
 
-// withAuthorization returns a copy of req whose Authorization header is
-// authorization, the credentials to send to Memos.
+// withAuthorization returns req with authorization as its Authorization
+// header, the credentials to send to Memos: req itself when it has them
+// already (a Memos token), a copy otherwise.
 func withAuthorization(req *web.Request, authorization string) *web.Request {
+	if v, ok := req.Header["authorization"]; ok && v == authorization {
+		return req
+	}
 	r := *req
 	r.Header = make(web.Header, len(req.Header))
 	for k, v := range req.Header {

@@ -353,6 +353,8 @@ func FuzzValue(f *testing.F) {
 		}
 		if out, escapes, ok := Compact(nil, []byte(s), 3, true); ok && (!json.Valid(out) || escapes != escapesIn(out)) {
 			t.Fatalf("Compact(%q) dropping nulls = %q with %d escapes", s, out, escapes)
+		} else if got, want := Compacted(out), Parse(string(out)); ok && got != want {
+			t.Fatalf("Compacted(%q) = %+v, Parse gives %+v", out, got, want)
 		}
 		check(t, s)
 		Parse(s).ForEach(func(k, v Value) bool { v.Get(k.Str); v.Array(); return true }) // no panic on anything

@@ -21,7 +21,7 @@ func (tb *Table) listMemos(ctx context.Context, t *tool, a arguments, authorizat
 	if err != nil {
 		return nil, err
 	}
-	list := rawjson.ParseBytes(obj)
+	list := rawjson.Compacted(obj)
 	page := list.Get("memos")
 	if !hasItem(page) {
 		return successResult(obj, escapes), nil

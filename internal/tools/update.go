@@ -55,7 +55,7 @@ func (tb *Table) updateMemo(ctx context.Context, t *tool, a arguments, authoriza
 	default:
 		return nil, err
 	}
-	content := rawjson.ParseBytes(obj).Get("content").Str
+	content := rawjson.Compacted(obj).Get("content").Str
 	obj = withMember(obj, "contentHash", rawjson.AppendString(nil, memos.ContentHash(content)))
 	return result(withMember(obj, "replaced", replaced(before, body))), nil
 }

@@ -97,7 +97,7 @@ func (tb *Table) getMemo(ctx context.Context, t *tool, a arguments, authorizatio
 	if err != nil {
 		return nil, err
 	}
-	memo := rawjson.ParseBytes(obj)
+	memo := rawjson.Compacted(obj)
 	hash := memos.ContentHash(memo.Get("content").Str)
 	if obj, err = memos.MarkOne(ctx, memo, tb.caller(t, authorization).Others); err != nil {
 		return nil, err
@@ -113,7 +113,7 @@ func (tb *Table) currentUser(ctx context.Context, t *tool, a arguments, authoriz
 	if err != nil {
 		return nil, err
 	}
-	return result(withoutEmptyPassword(rawjson.ParseBytes(obj), 0)), nil
+	return result(withoutEmptyPassword(rawjson.Compacted(obj), 0)), nil
 }
 
 // withoutEmptyPassword is obj, compact, without the members "password"

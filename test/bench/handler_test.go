@@ -3,8 +3,11 @@ package main
 import (
 	"context"
 	"io"
+	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/caller"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/finder"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/mcp"
@@ -16,12 +19,18 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// cannedMemo answers every upstream request with one memo, at once, so that
-// only the gateway's own work is measured.
-type cannedMemo struct{}
+// canned answers every upstream request at once, so that only the
+// gateway's own work is measured: the check of the caller's token with the
+// memo's creator (the caller reads their own memo, as in row 4), anything
+// else with body.
+type canned struct{ body string }
 
-func (cannedMemo) Do(context.Context, *web.Request) (*web.Response, error) {
-	return &web.Response{Status: 200, Header: web.Header{"content-type": "application/json"}, Body: []byte(benchMemoJSON)}, nil
+func (c canned) Do(_ context.Context, req *web.Request) (*web.Response, error) {
+	body := c.body
+	if strings.HasSuffix(req.URL, "/api/v1/auth/me") {
+		body = `{"user":{"name":"users/admin"}}`
+	}
+	return &web.Response{Status: 200, Header: web.Header{"content-type": "application/json"}, Body: []byte(body)}, nil
 }
 
 // benchMemoJSON is a memo as Memos v0.30.0 answers GET /api/v1/memos/{id}.
@@ -30,21 +39,24 @@ const benchMemoJSON = `{"name":"memos/WzA94DYwBMfY2W8sCS2YBn","state":"NORMAL","
 	`"visibility":"PRIVATE","tags":["bench"],"pinned":false,"attachments":[],"relations":[],"reactions":[],` +
 	`"property":{"hasLink":false,"hasTaskList":false,"hasCode":false,"hasIncompleteTasks":false,"title":""},"snippet":"hello #bench"}`
 
-// newHandler wires the gateway as main.go does, with Memos replaced by
-// cannedMemo and the access log discarded.
-func newHandler(tb testing.TB) web.Handler {
+// newHandler wires the gateway as main.go does without OAuth, with Memos
+// replaced by doer and the access log discarded.
+func newHandler(tb testing.TB, doer web.Doer) web.Handler {
 	env := map[string]string{"MEMOS_URL": "http://127.0.0.1:5230"}
 	cfg, err := config.Load(func(k string) string { return env[k] }, func(string) bool { return false })
 	if err != nil {
 		tb.Fatal(err)
 	}
-	instance := memos.New(memos.Options{URL: cfg.MemosURL.String(), Timeout: cfg.Timeout, MaxResponseBytes: cfg.MaxRespBytes, Release: registry.MemosVersion()}, cannedMemo{})
+	instance := memos.New(memos.Options{URL: cfg.MemosURL.String(), Timeout: cfg.Timeout, MaxResponseBytes: cfg.MaxRespBytes, Release: registry.MemosVersion()}, doer)
 	tools := tools.New(instance, finder.Finder{})
+	callers := caller.New(instance.CurrentUser, caller.Options{})
+	instance.KnowCallers(callers.Verify)
 	return server.New(server.Options{
 		Config: cfg,
 		MCP: mcp.NewHandler(mcp.Options{
 			Name: "memos-mcp-edge", Version: "bench", Tools: tools, AllowedOrigins: cfg.AllowedOrigins,
 			MaxBodyBytes: cfg.MaxBodyBytes, MaxResponseBytes: cfg.MaxRespBytes,
+			Authorize: callers.Authorize, Revoked: callers.Revoked,
 		}),
 		MemosVersion: registry.MemosVersion(),
 		ToolCount:    len(registry.All()),
@@ -67,19 +79,53 @@ var benchRequests = []struct{ name, body string }{
 func BenchmarkHandler(b *testing.B) {
 	for _, bc := range benchRequests {
 		b.Run(bc.name, func(b *testing.B) {
-			h := newHandler(b)
-			req := &web.Request{Method: "POST", URL: "http://127.0.0.1:8787/mcp", Body: []byte(bc.body), Header: web.Header{
-				"content-type": "application/json", "accept": "application/json, text/event-stream",
-				"mcp-protocol-version": "2025-06-18", "authorization": "Bearer memos_pat_bench",
-			}}
-			resp := h.Serve(context.Background(), req)
-			if resp.Status != 200 || gjson.GetBytes(resp.Body, "error").Exists() {
-				b.Fatalf("%d %s", resp.Status, resp.Body)
-			}
-			b.ReportAllocs()
-			for b.Loop() {
-				h.Serve(context.Background(), req)
-			}
+			serveRepeatedly(b, newHandler(b, canned{benchMemoJSON}), bc.body)
 		})
 	}
+}
+
+// BenchmarkBigList is memo_list_memos of a page of 1,000 memos of about 1 KB,
+// as in row 8 (1.44 MB from Memos), natively.
+func BenchmarkBigList(b *testing.B) {
+	serveRepeatedly(b, newHandler(b, canned{bigListJSON(1000)}),
+		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"memo_list_memos","arguments":{"pageSize":1000}}}`)
+}
+
+// serveRepeatedly serves the JSON-RPC request body with h until the
+// benchmark ends, after one request whose answer must be a result that is
+// not a tool error.
+func serveRepeatedly(b *testing.B, h web.Handler, body string) {
+	req := &web.Request{Method: "POST", URL: "http://127.0.0.1:8787/mcp", Body: []byte(body), Header: web.Header{
+		"content-type": "application/json", "accept": "application/json, text/event-stream",
+		"mcp-protocol-version": "2025-06-18", "authorization": "Bearer memos_pat_bench",
+	}}
+	resp := h.Serve(context.Background(), req)
+	if resp.Status != 200 || gjson.GetBytes(resp.Body, "error").Exists() || gjson.GetBytes(resp.Body, "result.isError").Bool() {
+		b.Fatalf("%d %.300s", resp.Status, resp.Body)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		h.Serve(context.Background(), req)
+	}
+}
+
+// bigListJSON is a page of n memos as Memos v0.30.0 lists them, each like
+// the memos row 8 seeds (run.go's seedBigList).
+func bigListJSON(n int) string {
+	filler := strings.Repeat("Lorem ipsum dolor sit amet, consectetur adipiscing elit. ", 17)
+	var b strings.Builder
+	b.WriteString(`{"memos":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		content := "List memo " + strconv.Itoa(i) + ` #list\n\n` + filler
+		b.WriteString(`{"name":"memos/` + strconv.Itoa(100000+i) + `list","state":"NORMAL","creator":"users/admin",` +
+			`"createTime":"2026-12-02T01:26:46Z","updateTime":"2026-12-02T01:26:46Z","content":"` + content + `",` +
+			`"visibility":"PRIVATE","tags":["list"],"pinned":false,"attachments":[],"relations":[],"reactions":[],` +
+			`"property":{"hasLink":false,"hasTaskList":false,"hasCode":false,"hasIncompleteTasks":false,"title":""},` +
+			`"snippet":"List memo ` + strconv.Itoa(i) + ` #list Lorem ipsum dolor sit amet, consectetur ..."}`)
+	}
+	b.WriteString(`],"nextPageToken":"COgHEOgH"}`)
+	return b.String()
 }

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -265,5 +266,47 @@ func TestRateLimitRelayed(t *testing.T) {
 	if resp.StatusCode != 200 || resp.Header.Get("Retry-After") != "42" || !gjson.Get(answer, "result.isError").Bool() ||
 		text != "429 Too Many Requests: too many requests, try again later (retry after 42 seconds)" {
 		t.Errorf("%d, Retry-After %q: %s", resp.StatusCode, resp.Header.Get("Retry-After"), answer)
+	}
+}
+
+// Once the caller check has Memos' answer (kept 5 seconds), a tool call
+// asks Memos for its own request and nothing else: no /api/v1/auth/me
+// again, neither for the check nor to tell whose the memos are.
+func TestWarmCallsAskOnce(t *testing.T) {
+	memo := newTools(t, memos.Token).createMemo("a memo of the warm calls #e2ewarm", "PRIVATE")
+	proxy := startFaultProxy(t)
+	gw := startGateway(t, harness.WorkerOptions{Vars: map[string]string{"MEMOS_URL": proxy.URL()}})
+	send := func(body []byte) string {
+		t.Helper()
+		resp, answer := rpcPost(t, gw.URL, "Bearer "+memos.Token, string(body))
+		if resp.StatusCode != 200 || !gjson.Get(answer, "result").Exists() || gjson.Get(answer, "result.isError").Bool() {
+			t.Fatalf("%d %.300s", resp.StatusCode, answer)
+		}
+		return answer
+	}
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+		path string
+	}{
+		{"memo_get_memo", map[string]any{"memo": memo}, "/api/v1/" + memo},
+		{"memo_list_memos", map[string]any{"pageSize": 3}, "/api/v1/memos"},
+		{"auth_get_current_user", map[string]any{}, "/api/v1/auth/me"},
+	} {
+		for i := range 3 {
+			// The check of the caller and the version probe are done
+			// by a tools/list first: they are not the call's.
+			send([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+			proxy.mu.Lock()
+			before := len(proxy.paths)
+			proxy.mu.Unlock()
+			send(toolCall(2, tc.tool, tc.args))
+			proxy.mu.Lock()
+			got := slices.Clone(proxy.paths[before:])
+			proxy.mu.Unlock()
+			if !slices.Equal(got, []string{tc.path}) {
+				t.Errorf("%s, call %d, asked Memos %v; want %s alone", tc.tool, i+1, got, tc.path)
+			}
+		}
 	}
 }

@@ -17,17 +17,19 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// soakRequests is how many requests TestSoak sends: SOAK_REQUESTS, or a
-// number that keeps `make test` short (`make soak` sends 20,000).
-func soakRequests(t *testing.T) int {
+// soakSetting is the number the variable name sets for TestSoak, from 1 to
+// most, or def when it is unset: SOAK_REQUESTS, how many requests it sends
+// (a number that keeps `make test` short; `make soak` sends 20,000), and
+// SOAK_CLIENTS, from how many clients at once (`make soak`: 32).
+func soakSetting(t *testing.T, name string, def, most int) int {
 	t.Helper()
-	v := os.Getenv("SOAK_REQUESTS")
+	v := os.Getenv(name)
 	if v == "" {
-		return 2000
+		return def
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 || n > 1_000_000 {
-		t.Fatalf("SOAK_REQUESTS=%q: want a number from 1 to 1000000", v)
+	if err != nil || n < 1 || n > most {
+		t.Fatalf("%s=%q: want a number from 1 to %d", name, v, most)
 	}
 	return n
 }
@@ -161,8 +163,8 @@ func memoryOf(t *testing.T, client *http.Client) (mem gjson.Result, requests int
 // clients: every answer is right, one Go instance serves them all, and its
 // memory stays bounded.
 func TestSoak(t *testing.T) {
-	n := soakRequests(t)
-	const clients, warmUp = 4, 200
+	n, clients := soakSetting(t, "SOAK_REQUESTS", 2000, 1_000_000), soakSetting(t, "SOAK_CLIENTS", 4, 256)
+	const warmUp = 200
 	seed := newTools(t, memos.Token)
 	tag := "e2esoak" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	contentA, contentB := "soak memo A #"+tag, "soak memo B #"+tag

@@ -29,7 +29,29 @@ assert.equal(await readBody(streamed(), 4000), null);
 const logged = [];
 console.log = (line) => logged.push(String(line));
 
+// Request contexts, as workerd keeps them: every entry into JavaScript (a
+// request arriving, a timer firing, an upstream answer, a client going
+// away) runs in the context of one request, and so do the microtasks that
+// follow it, however a promise was resolved. current is the context of the
+// last entry. Each request checks that its answer is made, and each
+// upstream request that it is sent, in the context of its own request: a
+// Response made in another's fails in workerd.
+let current = 0;
+const timeout = globalThis.setTimeout;
+globalThis.setTimeout = (f, ms, ...args) => {
+  const context = current;
+  return timeout(() => {
+    current = context;
+    f(...args);
+  }, ms);
+};
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+let nextId = 0;
+// abort aborts the signal of request id, in its context.
+const abort = (controller, id) => {
+  current = id;
+  controller.abort();
+};
 // inFlight counts upstream requests under way, by the request's path.
 const inFlight = new Map();
 const maxInFlight = new Map();
@@ -38,6 +60,8 @@ let declaredRead = false;
 
 async function upstream(binding, url, init) {
   const path = new URL(url).pathname.slice(1);
+  const context = current;
+  assert.equal(init.headers["x-req"], String(context), `upstream request of request ${init.headers["x-req"]} sent from request ${context}'s context`);
   assert.equal(binding, "");
   assert.equal(init.headers["x-from"], "go");
   assert.equal(init.redirect, "manual");
@@ -51,6 +75,7 @@ async function upstream(binding, url, init) {
       }
       await new Promise((_, reject) =>
         init.signal.addEventListener("abort", () => {
+          current = context;
           aborted++;
           reject(init.signal.reason);
         }),
@@ -80,7 +105,13 @@ let served = 0;
 
 async function get(path, init = {}) {
   const body = init.body === undefined ? new Uint8Array(0) : init.body;
-  const answer = await gateway.serve(init.method ?? "GET", `http://gw${path}`, init.headers ?? [], body, { signal: init.signal });
+  const id = init.id ?? ++nextId;
+  const headers = [...(init.headers ?? []), ["x-req", String(id)]];
+  current = id;
+  const answer = await gateway.serve(init.method ?? "GET", `http://gw${path}`, headers, body, { signal: init.signal }, (status, headers, body) => {
+    assert.equal(current, id, `the answer to request ${id} (${path}) made in request ${current}'s context`);
+    return { status, headers, body: body.slice() };
+  });
   served++;
   return { status: answer.status, headers: answer.headers, text: decoder.decode(answer.body) };
 }
@@ -132,7 +163,8 @@ for (let round = 0; round < 20; round++) {
 // keeps the driver from polling.)
 const letters = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_-";
 const holdOpen = new AbortController();
-const held = get("/cancel", { signal: holdOpen.signal });
+const heldId = ++nextId;
+const held = get("/cancel", { signal: holdOpen.signal, id: heldId });
 const waiting = [...letters].map((c) => get("/wait", { headers: [["x-fill", c]] }));
 await sleep(10);
 const opened = get("/open");
@@ -140,7 +172,7 @@ const collected = get("/garbage");
 const bigs = await Promise.all(waiting);
 bigs.forEach((a, i) => assert.ok(a.text.length === 300_000 && a.text === letters[i].repeat(300_000), `answer ${i}`));
 await Promise.all([opened, collected]);
-holdOpen.abort();
+abort(holdOpen, heldId);
 await held;
 aborted--;
 
@@ -150,9 +182,10 @@ assert.equal(maxInFlight.get("locked"), 1);
 // A client that goes away: its upstream request is aborted, and its
 // context is cancelled.
 const gone = new AbortController();
-const pending = get("/cancel", { signal: gone.signal });
+const goneId = ++nextId;
+const pending = get("/cancel", { signal: gone.signal, id: goneId });
 await sleep(20);
-gone.abort();
+abort(gone, goneId);
 r = await pending;
 assert.equal(aborted, 1);
 assert.match(r.text, /^error: fetch: AbortError: .*; true$/);

@@ -28,14 +28,19 @@ var (
 func main() {
 	logline.SetOutput(bridge.LogWriter())
 	fetcher := bridge.Fetcher{MaxBytes: 1 << 10}
-	get := func(ctx context.Context, url string) string {
-		resp, err := fetcher.Do(ctx, &web.Request{Method: "GET", URL: url, Header: web.Header{"x-from": "go"}})
-		if err != nil {
-			return "error: " + err.Error()
-		}
-		return strconv.Itoa(resp.Status) + " " + resp.Header.Get("x-upstream") + " " + string(resp.Body)
+	// An upstream request carries x-req, the test's id of the request it
+	// is for.
+	upstream := func(in *web.Request, url string, timeout time.Duration) *web.Request {
+		return &web.Request{Method: "GET", URL: url, Header: web.Header{"x-from": "go", "x-req": in.Header.Get("x-req")}, Timeout: timeout}
 	}
 	h := web.HandlerFunc(func(ctx context.Context, req *web.Request) *web.Response {
+		get := func(url string) string {
+			resp, err := fetcher.Do(ctx, upstream(req, url, 0))
+			if err != nil {
+				return "error: " + err.Error()
+			}
+			return strconv.Itoa(resp.Status) + " " + resp.Header.Get("x-upstream") + " " + string(resp.Body)
+		}
 		text := ""
 		switch req.Path() {
 		case "/echo":
@@ -56,26 +61,26 @@ func main() {
 			panic("on purpose")
 		case "/sequence": // three upstream requests, one after the other
 			for i := range 3 {
-				text += get(ctx, "http://upstream/"+strconv.Itoa(i)) + ";"
+				text += get("http://upstream/"+strconv.Itoa(i)) + ";"
 			}
 		case "/parallel": // two at once, the second from another goroutine
 			var wg sync.WaitGroup
 			var other string
-			wg.Go(func() { other = get(ctx, "http://upstream/b") })
-			text = get(ctx, "http://upstream/a") + ";"
+			wg.Go(func() { other = get("http://upstream/b") })
+			text = get("http://upstream/a") + ";"
 			wg.Wait()
 			text += other
 		case "/locked":
 			held.Lock()
-			text = get(ctx, "http://upstream/locked")
+			text = get("http://upstream/locked")
 			held.Unlock()
 		case "/timeout": // an upstream request that outlasts its timeout; the context lives on
-			_, err := fetcher.Do(ctx, &web.Request{Method: "GET", URL: "http://upstream/never", Header: web.Header{"x-from": "go"}, Timeout: 20 * time.Millisecond})
+			_, err := fetcher.Do(ctx, upstream(req, "http://upstream/never", 20*time.Millisecond))
 			text = strconv.FormatBool(errors.Is(err, web.ErrTimeout)) + "; " + strconv.FormatBool(ctx.Err() != nil)
 		case "/cancel": // an upstream request its client gives up on, then the context
-			text = get(ctx, "http://upstream/never") + "; " + strconv.FormatBool(ctx.Err() != nil)
+			text = get("http://upstream/never") + "; " + strconv.FormatBool(ctx.Err() != nil)
 		case "/large": // over MaxBytes, streamed, then declared
-			text = get(ctx, "http://upstream/large") + "; " + get(ctx, "http://upstream/declared")
+			text = get("http://upstream/large") + "; " + get("http://upstream/declared")
 		default:
 			return &web.Response{Status: 404}
 		}
