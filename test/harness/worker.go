@@ -55,7 +55,22 @@ func Wrangler(root string) (node string, args []string) {
 }
 
 // StartWorker runs the Worker under wrangler dev and waits until it answers.
+// Ports it chose itself that something else took before wrangler could
+// bind them (another process's ephemeral port, say) are chosen afresh, up
+// to portTries times.
 func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
+	for try := 1; ; try++ {
+		w, err := startWorker(ctx, opts)
+		if err == nil || opts.Port != 0 || try == portTries || !strings.Contains(err.Error(), "Address already in use") {
+			return w, err
+		}
+	}
+}
+
+// portTries bounds the starts of StartWorker.
+const portTries = 3
+
+func startWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 	port := opts.Port
 	if port == 0 {
 		var err error
