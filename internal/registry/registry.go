@@ -1,18 +1,17 @@
 // Package registry holds the tools the gateway serves: the curated Memos
 // tools, compiled at build time from Memos' OpenAPI document by ./generate
-// into tools_gen.go, then the hand-written ones of package finder; and the
-// selection of them a deployment serves. Nothing here parses OpenAPI or
+// into tools_gen.go, then the hand-written ones of package finder, whose
+// definitions ./generate compacts into the same file; and the selection of
+// them a deployment serves. Nothing here parses OpenAPI or
 // YAML at run time.
 package registry
 
 //go:generate go run ./generate -curation ../../spec/curation.json -o tools_gen.go
 
 import (
-	"strings"
 	"sync"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/finder"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 )
 
 // Tool is one MCP tool and the Memos route it calls.
@@ -75,27 +74,25 @@ var catalog = sync.OnceValue(func() []Tool {
 	return all
 })
 
-// handwritten makes a registry tool of a finder tool, its definition
-// compacted.
-// A definition that is not valid JSON is a bug that finder's tests catch;
-// here it would serve an empty schema rather than stop the Worker.
+// handwritten makes a registry tool of a finder tool, with the definition
+// ./generate prepared for it. One it has none for (tools_gen.go older than
+// package finder, which TestGeneratedUpToDate catches) would serve an
+// empty definition rather than stop the Worker.
 func handwritten(d *finder.Tool) Tool {
-	b, _, _ := rawjson.Compact(nil, []byte(d.JSON), 16, false)
-	t := Tool{Name: d.Name, ReadOnly: d.ReadOnly, Handwritten: d, definition: string(b)}
-	t.input, t.output = member(t.definition, "inputSchema"), member(t.definition, "outputSchema")
+	t := Tool{Name: d.Name, ReadOnly: d.ReadOnly, Handwritten: d}
+	for _, p := range handwrittenDefinitions {
+		if p.name == d.Name {
+			t.definition, t.input, t.output = p.definition, p.input, p.output
+		}
+	}
 	return t
 }
 
-// member is where the value of a top-level member of a compact JSON object
-// stands in it.
-func member(obj, key string) span {
-	i := strings.Index(obj, `"`+key+`":`)
-	if i < 0 {
-		return span{}
-	}
-	i += len(key) + 3
-	v := rawjson.Parse(obj).Get(key)
-	return span{int32(i), int32(i + len(v.Raw))}
+// prepared is a hand-written tool's definition, compacted at build time,
+// and where its schemas stand in it.
+type prepared struct {
+	name, definition string
+	input, output    span
 }
 
 // ListJSON returns the tools array of tools/list with every tool.

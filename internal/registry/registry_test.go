@@ -9,6 +9,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/tidwall/gjson"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/schema"
 )
 
@@ -356,6 +357,9 @@ func TestHandwritten(t *testing.T) {
 		names = append(names, tool.Name)
 		t.Run(tool.Name, func(t *testing.T) {
 			d := defs[tool.Name]
+			if want, _, _ := rawjson.Compact(nil, []byte(tool.Handwritten.JSON), 16, false); d.Raw != string(want) {
+				t.Errorf("the definition served is not package finder's, compacted (make generate prepares it):\n%s", d.Raw)
+			}
 			if tool.Method != "" || tool.Path != "" || len(tool.Params) != 0 {
 				t.Errorf("a hand-written tool has a route: %s %s", tool.Method, tool.Path)
 			}

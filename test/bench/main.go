@@ -59,13 +59,21 @@ const (
 
 func main() {
 	pair := flag.Bool("pair", false, "instead of the table, compare the cold start of the builds named (folders make build wrote), side by side")
-	rounds := flag.Int("rounds", 100, "with -pair: how many rounds")
+	calls := flag.Bool("calls", false, "instead of the table, compare the warm tools/call and tools/list latency of the builds named, side by side, under workerd alone")
+	rounds := flag.Int("rounds", 100, "with -pair or -calls: how many rounds (-calls: 10× as many requests)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *pair {
 		if err := pairColdStarts(ctx, flag.Args(), *rounds, os.Stdout); err != nil {
 			fmt.Fprintf(os.Stderr, "bench -pair: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *calls {
+		if err := pairCalls(ctx, flag.Args(), 10**rounds, os.Stdout); err != nil {
+			fmt.Fprintf(os.Stderr, "bench -calls: %v\n", err)
 			os.Exit(1)
 		}
 		return

@@ -30,46 +30,23 @@ import (
 // machine disturbs less; and the Go instance's own start as /healthz tells
 // it (the gateway's builds).
 func pairColdStarts(ctx context.Context, builds []string, rounds int, w io.Writer) error {
-	root, err := harness.RepoRoot()
+	env, err := startSideBySide(ctx)
 	if err != nil {
 		return err
 	}
-	bin, err := harness.MemosBinary()
-	if err != nil {
-		return err
-	}
-	dir, err := os.MkdirTemp("", "memos-mcp-edge-pair-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	compat, err := compatibilityDate(root)
-	if err != nil {
-		return err
-	}
+	defer env.stop()
+	root, compat := env.root, env.compat
 	var targets []pairTarget
 	for i, build := range builds {
-		files, err := workerFiles(build)
+		wd, err := env.prepare(i, build)
 		if err != nil {
-			return fmt.Errorf("%s: %w", build, err)
-		}
-		wd, err := writeWorker(dir, "build"+strconv.Itoa(i), "worker.mjs", compat, files, "")
-		if err != nil {
-			return err
-		}
-		if _, _, err := dryRun(root, wd); err != nil {
 			return err
 		}
 		for _, f := range []configFormat{binaryConfig, textConfig} {
 			targets = append(targets, pairTarget{name: build, dir: wd, format: f})
 		}
 	}
-	progress("starting Memos (fresh data folder)")
-	memos, err := harness.StartMemos(ctx, bin, dir)
-	if err != nil {
-		return err
-	}
-	defer memos.Stop()
+	memos := env.memos
 	vars := map[string]string{"MEMOS_URL": memos.URL, "ALLOWED_HOSTS": "localhost,127.0.0.1,[::1]"}
 	header := mcpHeaders(memos.Token)
 	progress("%d rounds of %d cold starts", rounds, len(targets))
@@ -108,6 +85,60 @@ func pairColdStarts(ctx context.Context, builds []string, rounds int, w io.Write
 			pairedDiff(targets, i, binary, pairWall), pairedDiff(targets, i, binary, pairCPU))
 	}
 	return nil
+}
+
+// sideBySide is what -pair and -calls start from: the repository, a
+// temporary folder, the compatibility date of wrangler.toml and a Memos of
+// its own, with a fresh data folder.
+type sideBySide struct {
+	root, dir, compat string
+	memos             *harness.Memos
+}
+
+func startSideBySide(ctx context.Context) (*sideBySide, error) {
+	root, err := harness.RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	bin, err := harness.MemosBinary()
+	if err != nil {
+		return nil, err
+	}
+	compat, err := compatibilityDate(root)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "memos-mcp-edge-side-by-side-")
+	if err != nil {
+		return nil, err
+	}
+	progress("starting Memos (fresh data folder)")
+	memos, err := harness.StartMemos(ctx, bin, dir)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return &sideBySide{root: root, dir: dir, compat: compat, memos: memos}, nil
+}
+
+// prepare makes the i-th build named, a folder make build wrote, a Worker
+// with its deploy bundle.
+func (s *sideBySide) prepare(i int, build string) (workerDir, error) {
+	files, err := workerFiles(build)
+	if err != nil {
+		return workerDir{}, fmt.Errorf("%s: %w", build, err)
+	}
+	wd, err := writeWorker(s.dir, "build"+strconv.Itoa(i), "worker.mjs", s.compat, files, "")
+	if err != nil {
+		return workerDir{}, err
+	}
+	_, _, err = dryRun(s.root, wd)
+	return wd, err
+}
+
+func (s *sideBySide) stop() {
+	s.memos.Stop()
+	os.RemoveAll(s.dir)
 }
 
 // pairTarget is one build in one configuration format, with its figures.

@@ -74,24 +74,13 @@ type bench struct {
 }
 
 func run(ctx context.Context) (*results, error) {
-	root, err := harness.RepoRoot()
+	env, err := startSideBySide(ctx)
 	if err != nil {
 		return nil, err
 	}
-	bin, err := harness.MemosBinary()
-	if err != nil {
-		return nil, err
-	}
-	dir, err := os.MkdirTemp("", "memos-mcp-edge-bench-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	compat, err := compatibilityDate(root)
-	if err != nil {
-		return nil, err
-	}
-	b := &bench{root: root, dir: dir}
+	defer env.stop()
+	root, dir, compat := env.root, env.dir, env.compat
+	b := &bench{root: root, dir: dir, memos: env.memos}
 	if b.gateway, err = gatewayWorker(root, dir, compat); err != nil {
 		return nil, err
 	}
@@ -99,12 +88,6 @@ func run(ctx context.Context) (*results, error) {
 	if (r.baseline == "") != (r.baselineDir == "") {
 		return nil, errors.New("BASELINE and BASELINE_BUILD go together: run make bench BASELINE=<commit>")
 	}
-
-	progress("starting Memos %s (fresh data folder)", r.env.memos)
-	if b.memos, err = harness.StartMemos(ctx, bin, dir); err != nil {
-		return nil, err
-	}
-	defer b.memos.Stop()
 	if err := b.seed(ctx); err != nil {
 		return nil, err
 	}

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"go/format"
 	"strconv"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/finder"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 )
 
 // definition is a tool as tools/list serves it, in a fixed member order.
@@ -92,12 +95,45 @@ func emit(tools []tool, version, specSum string) ([]byte, error) {
 		fmt.Fprintf(&src, "input: span{%d, %d}, output: span{%d, %d},\n", inAt[0], inAt[1], outAt[0], outAt[1])
 		fmt.Fprintf(&src, "definition: %s},\n", strconv.Quote(string(def)))
 	}
-	src.WriteString("}\n")
+	src.WriteString("}\n\n")
+	if err := emitHandwritten(&src); err != nil {
+		return nil, err
+	}
 	out, err := format.Source(src.Bytes())
 	if err != nil {
 		return nil, fmt.Errorf("format generated source: %w", err)
 	}
 	return out, nil
+}
+
+// emitHandwritten writes the tools/list entries of package finder's tools,
+// compacted as the generated ones are written, with where their schemas
+// stand: prepared here, they cost the Worker's start nothing.
+func emitHandwritten(src *bytes.Buffer) error {
+	src.WriteString("var handwrittenDefinitions = []prepared{\n")
+	for _, d := range finder.Tools() {
+		def, _, ok := rawjson.Compact(nil, []byte(d.JSON), 16, false)
+		if !ok {
+			return fmt.Errorf("hand-written tool %s: its definition is not JSON", d.Name)
+		}
+		in, out := member(def, "inputSchema"), member(def, "outputSchema")
+		fmt.Fprintf(src, "{name: %q, input: span{%d, %d}, output: span{%d, %d},\n", d.Name, in[0], in[1], out[0], out[1])
+		fmt.Fprintf(src, "definition: %s},\n", strconv.Quote(string(def)))
+	}
+	src.WriteString("}\n")
+	return nil
+}
+
+// member is where the value of a top-level member of a compact JSON object
+// stands in it (none: 0, 0).
+func member(obj []byte, key string) [2]int {
+	i := bytes.Index(obj, []byte(`"`+key+`":`))
+	if i < 0 {
+		return [2]int{}
+	}
+	i += len(key) + 3
+	v := rawjson.ParseBytes(obj).Get(key)
+	return [2]int{i, i + len(v.Raw)}
 }
 
 // schemaSpan returns where schema stands in def, after member (the first

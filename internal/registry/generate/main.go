@@ -1,6 +1,7 @@
 // Command generate compiles the tool registry from Memos' OpenAPI document
-// and the project's curation (spec/curation.json) into tools_gen.go. It is
-// the only importer of kin-openapi, and it runs at build time only.
+// and the project's curation (spec/curation.json) into tools_gen.go, with the
+// definitions of package finder's hand-written tools compacted beside them.
+// It is the only importer of kin-openapi, and it runs at build time only.
 //
 // By default the document comes from the pinned Memos module
 // (github.com/usememos/memos/proto.OpenAPIYAML); -spec FILE with

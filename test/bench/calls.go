@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+)
+
+// pairCalls is `go run ./test/bench -calls DIR…`: the warm latency of
+// several builds of the Worker side by side, each a folder that `make
+// build` wrote, under workerd alone (binary configuration) next to the
+// JavaScript proxy, over the same Memos: tools/call memo_get_memo, then
+// tools/list, each target in turn request by request (rounds of each).
+// The report gives each one's median, p99, and its ratio to the proxy (for
+// tools/call) or to the first build (for tools/list): the way to tell a
+// tenth of a millisecond per call on a shared machine.
+func pairCalls(ctx context.Context, builds []string, rounds int, w io.Writer) error {
+	env, err := startSideBySide(ctx)
+	if err != nil {
+		return err
+	}
+	defer env.stop()
+	root, dir, compat, memos := env.root, env.dir, env.compat, env.memos
+	b := &bench{root: root, dir: dir, memos: memos}
+	if err := b.seed(ctx); err != nil {
+		return err
+	}
+	vars := map[string]string{"MEMOS_URL": memos.URL, "ALLOWED_HOSTS": "localhost,127.0.0.1,[::1]"}
+	proxyDir, err := baselineWorker(root, dir, compat, "proxy", nil)
+	if err != nil {
+		return err
+	}
+	if _, _, err := dryRun(root, proxyDir); err != nil {
+		return err
+	}
+	proxy, err := proxyDir.workerd(root, compat, map[string]string{"MEMOS_URL": memos.URL})
+	if err != nil {
+		return err
+	}
+	defer proxy.Stop()
+	token := memos.Token
+	get := getMemoBody(b.memo)
+	targets := []*worker{proxy}
+	for i, build := range builds {
+		wd, err := env.prepare(i, build)
+		if err != nil {
+			return err
+		}
+		wk, err := wd.workerd(root, compat, vars)
+		if err != nil {
+			return err
+		}
+		defer wk.Stop()
+		targets = append(targets, wk)
+	}
+	for _, t := range targets {
+		if _, _, err := t.waitReady(ctx, get, mcpHeaders(token)); err != nil {
+			return err
+		}
+	}
+	progress("tools/call memo_get_memo, %d rounds over the proxy and %d builds, in turns", rounds, len(builds))
+	calls := []*call{mcpCall("proxy", proxy.URL+"/mcp", token, get, isMemoJSON(b.memo))}
+	for _, t := range targets[1:] {
+		calls = append(calls, mcpCall("tools/call", t.URL+"/mcp", token, get, either(isMemo(b.memo), isMemoJSON(b.memo))))
+	}
+	got := interleave(ctx, rounds, warmRounds, calls...)
+	progress("tools/list, %d rounds over %d builds, in turns", rounds, len(builds))
+	calls = calls[:0]
+	for _, t := range targets[1:] {
+		calls = append(calls, mcpCall("tools/list", t.URL+"/mcp", token, listBody, func([]byte) error { return nil }))
+	}
+	lists := interleave(ctx, rounds, warmRounds, calls...)
+	fmt.Fprintf(w, "warm requests under workerd alone, %d rounds in turns\n\n", rounds)
+	fmt.Fprintln(w, "| build | tools/call memo_get_memo | ÷ proxy | tools/list | ÷ first build |")
+	fmt.Fprintln(w, "|---|---|---|---|---|")
+	fmt.Fprintf(w, "| JavaScript proxy | %s | | | |\n", got[0])
+	for i, build := range builds {
+		c, l := got[i+1], lists[i]
+		listRatio := "—" // a JavaScript Worker given as a build has no tools/list
+		if len(l.sample) > 0 {
+			listRatio = ratio(msf(l.p50()), msf(lists[0].p50()))
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", build, c, ratio(msf(c.p50()), msf(got[0].p50())), l, listRatio)
+	}
+	return nil
+}
+
+// either accepts what one of two checks accepts: the gateway's result, or
+// Memos' own answer from a JavaScript Worker given as a build.
+func either(a, b func([]byte) error) func([]byte) error {
+	return func(body []byte) error {
+		if a(body) == nil {
+			return nil
+		}
+		return b(body)
+	}
+}
