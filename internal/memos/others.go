@@ -116,11 +116,12 @@ func MarkOne(ctx context.Context, memo rawjson.Value, others func(context.Contex
 	return o.Mark(memo), nil
 }
 
-// Touches reports whether MarkList would change a page of memos: one of
-// them is another user's.
-func (o Others) Touches(page rawjson.Value) bool {
+// Touches reports whether MarkList(list, key) would change list: one of
+// the memos of its array member key is another user's. It reads the
+// array once.
+func (o Others) Touches(list rawjson.Value, key string) bool {
 	theirs := false
-	page.ForEach(func(_, memo rawjson.Value) bool {
+	list.ElementsOf(key, func(memo rawjson.Value) bool {
 		theirs = o.Theirs(memo)
 		return !theirs
 	})

@@ -129,7 +129,7 @@ func TestTouches(t *testing.T) {
 		for _, lockdown := range []bool{false, true} {
 			o := Others{Me: "users/1", Lockdown: lockdown}
 			list := rawjson.Parse(page)
-			if changed := string(o.MarkList(list, "memos")) != page; o.Touches(list.Get("memos")) != changed {
+			if changed := string(o.MarkList(list, "memos")) != page; o.Touches(list, "memos") != changed {
 				t.Errorf("%s, lockdown %v: Touches %v, MarkList changes it: %v", page, lockdown, !changed, changed)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tidwall/gjson"
@@ -135,9 +136,38 @@ func check(t *testing.T, s string) {
 			if got := v.Get(k.Str); got.Raw != g.Raw || got.Str != g.Str {
 				t.Errorf("Get(%q) on %q = %q, gjson %q", k.Str, s, got.Raw, g.Raw)
 			}
+			var want, got []string
+			v.Get(k.Str).ForEach(func(_, e Value) bool { want = append(want, e.Raw); return true })
+			if !v.Get(k.Str).IsArray() {
+				want = nil
+			}
+			v.ElementsOf(k.Str, func(e Value) bool { got = append(got, e.Raw); return true })
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("ElementsOf(%q) on %q (-Get(key).ForEach +ElementsOf):\n%s", k.Str, s, diff)
+			}
 		}
 		return true
 	})
+}
+
+// ElementsOf walks the array of a member as Get and ForEach would, stops
+// when told, and finds nothing where the member is no array.
+func TestElementsOf(t *testing.T) {
+	list := Parse(` {"n":1, "memos" : [ {"a":1} , 2, "x" ,[]], "memos":[9], "o":{}} `)
+	var got []string
+	list.ElementsOf("memos", func(e Value) bool { got = append(got, e.Raw); return true })
+	if diff := cmp.Diff([]string{`{"a":1}`, "2", `"x"`, "[]"}, got); diff != "" {
+		t.Errorf("ElementsOf (-want +got):\n%s", diff)
+	}
+	got = nil
+	list.ElementsOf("memos", func(e Value) bool { got = append(got, e.Raw); return len(got) < 2 })
+	if len(got) != 2 {
+		t.Errorf("ElementsOf went on after false: %q", got)
+	}
+	for _, key := range []string{"n", "o", "none"} {
+		list.ElementsOf(key, func(e Value) bool { t.Errorf("ElementsOf(%q) gave %q", key, e.Raw); return true })
+	}
+	Parse(`[1,2]`).ElementsOf("memos", func(e Value) bool { t.Errorf("an array's ElementsOf gave %q", e.Raw); return true })
 }
 
 func TestParse(t *testing.T) {
@@ -295,12 +325,30 @@ func TestCompact(t *testing.T) {
 			if !ok || string(out) != tc.want || escapes != escapesIn(out) {
 				t.Errorf("Compact(%s) = %s, %d escapes, %v; want %s, %d escapes", tc.in, out, escapes, ok, tc.want, escapesIn([]byte(tc.want)))
 			}
+			sameAs(t, []byte(tc.in), 8, true)
 		})
 	}
 	for _, bad := range []string{``, ` `, `{"a":nul}`, `{"a":null,}`, `{"a" null}`, `{"a":1`, `[1,]`, `{"a":1}x`, `{1:2}`, `"\x"`, "\"\x01\"", `{"a":{"b":{"c":{"d":{"e":{"f":{"g":{"h":{"i":1}}}}}}}}}`} {
 		if out, _, ok := Compact(nil, []byte(bad), 8, true); ok {
 			t.Errorf("Compact(%s) = %s, accepted", bad, out)
 		}
+	}
+}
+
+// sameAs checks that CompactOrSame(in) is what Compact writes, and that it
+// is in's own bytes exactly when Compact leaves nothing out but the white
+// space around the value.
+func sameAs(t *testing.T, in []byte, maxDepth int, dropNulls bool) {
+	t.Helper()
+	want, wantEscapes, wantOK := Compact(nil, in, maxDepth, dropNulls)
+	got, escapes, ok := CompactOrSame(in, maxDepth, dropNulls)
+	if ok != wantOK || ok && (string(got) != string(want) || escapes != wantEscapes) {
+		t.Fatalf("CompactOrSame(%q) = %q, %d, %v; Compact gives %q, %d, %v", in, got, escapes, ok, want, wantEscapes, wantOK)
+	}
+	trimmed := bytes.Trim(in, " \t\r\n")
+	aliased := len(got) > 0 && unsafe.SliceData(got) == unsafe.SliceData(trimmed)
+	if ok && aliased != (len(want) == len(trimmed)) {
+		t.Fatalf("CompactOrSame(%q) = %q: uncopied %v", in, got, aliased)
 	}
 }
 
@@ -351,6 +399,7 @@ func FuzzValue(f *testing.F) {
 				t.Fatalf("Compact(%q) = %q with %d escapes, want %q with %d", s, out[1:], escapes, want.Bytes(), escapesIn(out))
 			}
 		}
+		sameAs(t, []byte(s), 3, true)
 		if out, escapes, ok := Compact(nil, []byte(s), 3, true); ok && (!json.Valid(out) || escapes != escapesIn(out)) {
 			t.Fatalf("Compact(%q) dropping nulls = %q with %d escapes", s, out, escapes)
 		} else if got, want := Compacted(out), Parse(string(out)); ok && got != want {

@@ -122,17 +122,49 @@ func (v Value) Get(key string) Value {
 	}
 	var found Value
 	v.members(func(k, val string) bool {
-		name := k[1 : len(k)-1]
-		if needsUnescape(name) {
-			name = unquote(k)
-		}
-		if name == key {
+		if memberName(k) == key {
 			found = valueOf(val)
 			return false
 		}
 		return true
 	})
 	return found
+}
+
+// ElementsOf calls fn with each element of the array that is member key of
+// v, an object, in order, until fn returns false. It reads the array once,
+// where Get(key).ForEach reads it twice (Get finds its end first): the
+// way through a page of memos, which can be megabytes.
+func (v Value) ElementsOf(key string, fn func(element Value) bool) {
+	if v.Kind != Object {
+		return
+	}
+	s := v.Raw
+	for i := skipSpace(s, 1); i < len(s) && s[i] == '"'; {
+		k, j := memberAt(s, i)
+		if j < 0 {
+			return
+		}
+		if memberName(k) == key {
+			if s[j] == '[' {
+				Value{Kind: Array, Raw: s[j:]}.elements(func(val string) bool { return fn(valueOf(val)) })
+			}
+			return
+		}
+		end := skipValue(s, j)
+		if end < 0 {
+			return
+		}
+		i = nextItem(s, end)
+	}
+}
+
+// memberName is the name of a member as its raw text k gives it.
+func memberName(k string) string {
+	if name := k[1 : len(k)-1]; !needsUnescape(name) {
+		return name
+	}
+	return unquote(k)
 }
 
 // ForEach calls fn with each member of an object (its name as a String
@@ -166,41 +198,55 @@ func (v Value) Array() []Value {
 // members calls fn with the raw text of each member's name and value.
 func (v Value) members(fn func(key, value string) bool) {
 	s := v.Raw
-	i := skipSpace(s, 1)
-	for i < len(s) && s[i] == '"' {
-		kend := skipValue(s, i)
-		if kend < 0 {
+	for i := skipSpace(s, 1); i < len(s) && s[i] == '"'; {
+		k, j := memberAt(s, i)
+		if j < 0 {
 			return
 		}
-		j := skipSpace(s, kend)
-		if j >= len(s) || s[j] != ':' {
+		end := skipValue(s, j)
+		if end < 0 || !fn(k, s[j:end]) {
 			return
 		}
-		j = skipSpace(s, j+1)
-		vend := skipValue(s, j)
-		if vend < 0 || !fn(s[i:kend], s[j:vend]) {
-			return
-		}
-		i = skipSpace(s, vend)
-		if i < len(s) && s[i] == ',' {
-			i = skipSpace(s, i+1)
-		}
+		i = nextItem(s, end)
 	}
+}
+
+// memberAt reads the name of the member at s[i] and the colon after it: it
+// returns the name's raw text and where the value starts, or -1.
+func memberAt(s string, i int) (string, int) {
+	kend := skipValue(s, i)
+	if kend < 0 {
+		return "", -1
+	}
+	j := skipSpace(s, kend)
+	if j >= len(s) || s[j] != ':' {
+		return "", -1
+	}
+	if j = skipSpace(s, j+1); j >= len(s) {
+		return "", -1
+	}
+	return s[i:kend], j
+}
+
+// nextItem is where the member or element after the one ending at end
+// starts: past white space and a comma.
+func nextItem(s string, end int) int {
+	i := skipSpace(s, end)
+	if i < len(s) && s[i] == ',' {
+		i = skipSpace(s, i+1)
+	}
+	return i
 }
 
 // elements calls fn with the raw text of each element.
 func (v Value) elements(fn func(value string) bool) {
 	s := v.Raw
-	i := skipSpace(s, 1)
-	for i < len(s) && s[i] != ']' {
+	for i := skipSpace(s, 1); i < len(s) && s[i] != ']'; {
 		end := skipValue(s, i)
 		if end < 0 || !fn(s[i:end]) {
 			return
 		}
-		i = skipSpace(s, end)
-		if i < len(s) && s[i] == ',' {
-			i = skipSpace(s, i+1)
-		}
+		i = nextItem(s, end)
 	}
 }
 

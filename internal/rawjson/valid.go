@@ -9,7 +9,7 @@ import (
 // it aside. Like encoding/json, it does not check that strings are UTF-8.
 // It keeps its own stack, so no nesting depth exhausts Go's.
 func Valid(s string) bool {
-	_, _, ok := scan(nil, s, len(s), false, false)
+	_, _, ok := scan(nil, s, len(s), false, false, false)
 	return ok
 }
 
@@ -19,7 +19,7 @@ func ValidBytes(b []byte) bool { return Valid(unsafe.String(unsafe.SliceData(b),
 // ValidBytesWithin is ValidBytes for a value whose arrays and objects nest
 // at most maxDepth deep: what code that walks a value by recursion can take.
 func ValidBytesWithin(b []byte, maxDepth int) bool {
-	_, _, ok := scan(nil, unsafe.String(unsafe.SliceData(b), len(b)), maxDepth, false, false)
+	_, _, ok := scan(nil, unsafe.String(unsafe.SliceData(b), len(b)), maxDepth, false, false, false)
 	return ok
 }
 
@@ -31,14 +31,23 @@ func ValidBytesWithin(b []byte, maxDepth int) bool {
 // appended (what quoting the result as a JSON string escapes), and false
 // when src is not such a value.
 func Compact(dst, src []byte, maxDepth int, dropNulls bool) ([]byte, int, bool) {
-	return scan(dst, unsafe.String(unsafe.SliceData(src), len(src)), maxDepth, dropNulls, true)
+	return scan(dst, unsafe.String(unsafe.SliceData(src), len(src)), maxDepth, dropNulls, true, false)
+}
+
+// CompactOrSame is Compact with nothing to append to, for a value that is
+// mostly compact already (an API's answer, which can be megabytes): when
+// it has nothing to leave out, src itself is returned, not a copy.
+func CompactOrSame(src []byte, maxDepth int, dropNulls bool) ([]byte, int, bool) {
+	return scan(nil, unsafe.String(unsafe.SliceData(src), len(src)), maxDepth, dropNulls, true, true)
 }
 
 // scan checks that s is one JSON value nested at most maxDepth deep and,
 // with write, appends it to dst as Compact describes. It copies runs of s
 // between the bytes it leaves out (white space, dropped members and their
 // commas), not token by token: an API's answer is mostly compact already.
-func scan(dst []byte, s string, maxDepth int, dropNulls, write bool) ([]byte, int, bool) {
+// With same, a value it leaves nothing out of is returned as s's own bytes
+// when dst is empty, uncopied.
+func scan(dst []byte, s string, maxDepth int, dropNulls, write, same bool) ([]byte, int, bool) {
 	// The containers around the value at i: '[', or '{' for an object none
 	// of whose members is written yet and 'o' for one with a member written.
 	var open []byte
@@ -47,6 +56,7 @@ func scan(dst []byte, s string, maxDepth int, dropNulls, write bool) ([]byte, in
 	comma := -1     // where the comma before that member stands, if any
 	i := skipSpace(s, 0)
 	run := i // s[run:i] is still to be copied
+	start := i
 	for {
 		dropped := false
 		if member {
@@ -135,7 +145,10 @@ func scan(dst []byte, s string, maxDepth int, dropNulls, write bool) ([]byte, in
 		for {
 			j := skipSpace(s, i)
 			if len(open) == 0 {
-				if write {
+				switch {
+				case write && same && run == start && len(dst) == 0:
+					dst = unsafe.Slice(unsafe.StringData(s[run:i]), i-run)
+				case write:
 					dst = append(dst, s[run:i]...)
 				}
 				return dst, escapes, j == len(s)

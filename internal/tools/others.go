@@ -22,15 +22,14 @@ func (tb *Table) listMemos(ctx context.Context, t *tool, a arguments, authorizat
 		return nil, err
 	}
 	list := rawjson.Compacted(obj)
-	page := list.Get("memos")
-	if !hasItem(page) {
+	if !hasItem(list, "memos") {
 		return successResult(obj, escapes), nil
 	}
 	o, err := tb.caller(t, authorization).Others(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if !o.Touches(page) {
+	if !o.Touches(list, "memos") {
 		// Nothing to mark or leave out: the answer as it is, without
 		// copying it (a page can be megabytes).
 		return successResult(obj, escapes), nil
@@ -38,10 +37,11 @@ func (tb *Table) listMemos(ctx context.Context, t *tool, a arguments, authorizat
 	return result(o.MarkList(list, "memos")), nil
 }
 
-// hasItem reports whether an array has an item, without decoding them.
-func hasItem(array rawjson.Value) bool {
+// hasItem reports whether the array member key of obj has an item,
+// without reading further.
+func hasItem(obj rawjson.Value, key string) bool {
 	found := false
-	array.ForEach(func(_, _ rawjson.Value) bool {
+	obj.ElementsOf(key, func(rawjson.Value) bool {
 		found = true
 		return false
 	})

@@ -37,12 +37,16 @@ func normalize(body []byte) (obj []byte, escapes int, err error) {
 	if len(body) == 0 || string(body) == "null" {
 		return []byte(`{"ok":true}`), 2, nil
 	}
-	out := make([]byte, 0, len(body)+12)
+	// An object, which Memos sends compact, is kept where it is unless a
+	// null member must go (a page of memos can be megabytes).
 	wrapped := body[0] != '{'
+	var out []byte
+	var ok bool
 	if wrapped {
-		out = append(out, `{"result":`...)
+		out, escapes, ok = rawjson.Compact(append(make([]byte, 0, len(body)+12), `{"result":`...), body, memos.MaxAnswerDepth, true)
+	} else {
+		out, escapes, ok = rawjson.CompactOrSame(body, memos.MaxAnswerDepth, true)
 	}
-	out, escapes, ok := rawjson.Compact(out, body, memos.MaxAnswerDepth, true)
 	switch {
 	case !ok && rawjson.ValidBytes(body):
 		return nil, 0, errTooDeep
