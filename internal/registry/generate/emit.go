@@ -109,31 +109,28 @@ func emit(tools []tool, version, specSum string) ([]byte, error) {
 // emitHandwritten writes the tools/list entries of package finder's tools,
 // compacted as the generated ones are written, with where their schemas
 // stand: prepared here, they cost the Worker's start nothing.
-func emitHandwritten(src *bytes.Buffer) error {
+func emitHandwritten(src *bytes.Buffer) (err error) {
 	src.WriteString("var handwrittenDefinitions = []prepared{\n")
 	for _, d := range finder.Tools() {
 		def, _, ok := rawjson.Compact(nil, []byte(d.JSON), 16, false)
 		if !ok {
 			return fmt.Errorf("hand-written tool %s: its definition is not JSON", d.Name)
 		}
-		in, out := member(def, "inputSchema"), member(def, "outputSchema")
-		fmt.Fprintf(src, "{name: %q, input: span{%d, %d}, output: span{%d, %d},\n", d.Name, in[0], in[1], out[0], out[1])
+		var at [2][2]int
+		for i, name := range []string{"inputSchema", "outputSchema"} {
+			schema := rawjson.ParseBytes(def).Get(name)
+			if !schema.Exists() {
+				continue // no output schema: the tool answers in text alone
+			}
+			if at[i], err = schemaSpan(def, `"`+name+`":`, []byte(schema.Raw)); err != nil {
+				return fmt.Errorf("hand-written tool %s: %w", d.Name, err)
+			}
+		}
+		fmt.Fprintf(src, "{name: %q, input: span{%d, %d}, output: span{%d, %d},\n", d.Name, at[0][0], at[0][1], at[1][0], at[1][1])
 		fmt.Fprintf(src, "definition: %s},\n", strconv.Quote(string(def)))
 	}
 	src.WriteString("}\n")
 	return nil
-}
-
-// member is where the value of a top-level member of a compact JSON object
-// stands in it (none: 0, 0).
-func member(obj []byte, key string) [2]int {
-	i := bytes.Index(obj, []byte(`"`+key+`":`))
-	if i < 0 {
-		return [2]int{}
-	}
-	i += len(key) + 3
-	v := rawjson.ParseBytes(obj).Get(key)
-	return [2]int{i, i + len(v.Raw)}
 }
 
 // schemaSpan returns where schema stands in def, after member (the first
