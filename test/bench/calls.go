@@ -25,7 +25,7 @@ func pairCalls(ctx context.Context, builds []string, rounds int, w io.Writer) er
 	if err := b.seed(ctx); err != nil {
 		return err
 	}
-	vars := map[string]string{"MEMOS_URL": memos.URL, "ALLOWED_HOSTS": "localhost,127.0.0.1,[::1]"}
+	vars := env.gatewayVars()
 	proxyDir, err := baselineWorker(root, dir, compat, "proxy", nil)
 	if err != nil {
 		return err
@@ -67,7 +67,7 @@ func pairCalls(ctx context.Context, builds []string, rounds int, w io.Writer) er
 	progress("tools/list, %d rounds over %d builds, in turns", rounds, len(builds))
 	calls = calls[:0]
 	for _, t := range targets[1:] {
-		calls = append(calls, mcpCall("tools/list", t.URL+"/mcp", token, listBody, func([]byte) error { return nil }))
+		calls = append(calls, mcpCall("tools/list", t.URL+"/mcp", token, listBody, isResult))
 	}
 	lists := interleave(ctx, rounds, warmRounds, calls...)
 	fmt.Fprintf(w, "warm requests under workerd alone, %d rounds in turns\n\n", rounds)
@@ -76,7 +76,7 @@ func pairCalls(ctx context.Context, builds []string, rounds int, w io.Writer) er
 	fmt.Fprintf(w, "| JavaScript proxy | %s | | | |\n", got[0])
 	for i, build := range builds {
 		c, l := got[i+1], lists[i]
-		listRatio := "—" // a JavaScript Worker given as a build has no tools/list
+		listRatio := "—" // a JavaScript Worker given as a build answers no tools/list
 		if len(l.sample) > 0 {
 			listRatio = ratio(msf(l.p50()), msf(lists[0].p50()))
 		}

@@ -46,9 +46,8 @@ func pairColdStarts(ctx context.Context, builds []string, rounds int, w io.Write
 			targets = append(targets, pairTarget{name: build, dir: wd, format: f})
 		}
 	}
-	memos := env.memos
-	vars := map[string]string{"MEMOS_URL": memos.URL, "ALLOWED_HOSTS": "localhost,127.0.0.1,[::1]"}
-	header := mcpHeaders(memos.Token)
+	vars := env.gatewayVars()
+	header := mcpHeaders(env.memos.Token)
 	progress("%d rounds of %d cold starts", rounds, len(targets))
 	for i := range rounds {
 		for j := range targets {
@@ -134,6 +133,11 @@ func (s *sideBySide) prepare(i int, build string) (workerDir, error) {
 	}
 	_, _, err = dryRun(s.root, wd)
 	return wd, err
+}
+
+// gatewayVars are the gateway's settings for this Memos, on loopback.
+func (s *sideBySide) gatewayVars() map[string]string {
+	return map[string]string{"MEMOS_URL": s.memos.URL, "ALLOWED_HOSTS": "localhost,127.0.0.1,[::1]"}
 }
 
 func (s *sideBySide) stop() {

@@ -92,7 +92,7 @@ func run(ctx context.Context) (*results, error) {
 		return nil, err
 	}
 
-	b.vars = map[string]string{"MEMOS_URL": b.memos.URL, "ALLOWED_HOSTS": "localhost,127.0.0.1,[::1]"}
+	b.vars = env.gatewayVars()
 
 	floor, err := b.warmRows(ctx, r, compat)
 	if err != nil {
