@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 )
 
 // pairCalls is `go run ./test/bench -calls DIR…`: the warm latency of
@@ -12,8 +13,9 @@ import (
 // JavaScript proxy, over the same Memos: tools/call memo_get_memo, then
 // tools/list, each target in turn request by request (rounds of each).
 // The report gives each one's median, p99, and its ratio to the proxy (for
-// tools/call) or to the first build (for tools/list): the way to tell a
-// tenth of a millisecond per call on a shared machine.
+// tools/call) or to the first build (for tools/list), and the CPU time its
+// workerd spent per request: the way to tell a tenth of a millisecond per
+// call on a shared machine.
 func pairCalls(ctx context.Context, builds []string, rounds int, w io.Writer) error {
 	env, err := startSideBySide(ctx)
 	if err != nil {
@@ -63,27 +65,63 @@ func pairCalls(ctx context.Context, builds []string, rounds int, w io.Writer) er
 	for _, t := range targets[1:] {
 		calls = append(calls, mcpCall("tools/call", t.URL+"/mcp", token, get, either(isMemo(b.memo), isMemoJSON(b.memo))))
 	}
-	got := interleave(ctx, rounds, warmRounds, calls...)
+	got, callCPU, err := measureCPU(ctx, rounds, targets, calls)
+	if err != nil {
+		return err
+	}
 	progress("tools/list, %d rounds over %d builds, in turns", rounds, len(builds))
 	calls = calls[:0]
 	for _, t := range targets[1:] {
 		calls = append(calls, mcpCall("tools/list", t.URL+"/mcp", token, listBody, isResult))
 	}
-	lists := interleave(ctx, rounds, warmRounds, calls...)
-	fmt.Fprintf(w, "warm requests under workerd alone, %d rounds in turns\n\n", rounds)
-	fmt.Fprintln(w, "| build | tools/call memo_get_memo | ÷ proxy | tools/list | ÷ first build |")
-	fmt.Fprintln(w, "|---|---|---|---|---|")
-	fmt.Fprintf(w, "| JavaScript proxy | %s | | | |\n", got[0])
+	lists, listCPU, err := measureCPU(ctx, rounds, targets[1:], calls)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "warm requests under workerd alone, %d rounds in turns; CPU is workerd's, all threads, per request\n\n", rounds)
+	fmt.Fprintln(w, "| build | tools/call memo_get_memo | ÷ proxy | CPU | ÷ proxy | tools/list | ÷ first build | CPU | ÷ first build |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintf(w, "| JavaScript proxy | %s | | %s | | | | | |\n", got[0], us(callCPU[0]))
 	for i, build := range builds {
 		c, l := got[i+1], lists[i]
-		listRatio := "—" // a JavaScript Worker given as a build answers no tools/list
+		listRatio, listCPURatio := "—", "—" // a JavaScript Worker given as a build answers no tools/list
 		if len(l.sample) > 0 {
 			listRatio = ratio(msf(l.p50()), msf(lists[0].p50()))
+			listCPURatio = ratio(msf(listCPU[i]), msf(listCPU[0]))
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", build, c, ratio(msf(c.p50()), msf(got[0].p50())), l, listRatio)
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", build, c, ratio(msf(c.p50()), msf(got[0].p50())),
+			us(callCPU[i+1]), ratio(msf(callCPU[i+1]), msf(callCPU[0])), l, listRatio, us(listCPU[i]), listCPURatio)
 	}
 	return nil
 }
+
+// measureCPU is interleave over calls, the i-th sent to targets[i], with
+// the CPU time each target's workerd spent per request in the measured
+// rounds (warm-up left out): a figure that the machine's other processes
+// disturb less than latency, for telling builds apart.
+func measureCPU(ctx context.Context, rounds int, targets []*worker, calls []*call) ([]latency, []time.Duration, error) {
+	interleave(ctx, 0, warmRounds, calls...)
+	before := make([]time.Duration, len(targets))
+	for i, t := range targets {
+		var err error
+		if before[i], err = processCPU(t.Pid()); err != nil {
+			return nil, nil, err
+		}
+	}
+	got := interleave(ctx, rounds, 0, calls...)
+	perRequest := make([]time.Duration, len(targets))
+	for i, t := range targets {
+		after, err := processCPU(t.Pid())
+		if err != nil {
+			return nil, nil, err
+		}
+		perRequest[i] = (after - before[i]) / time.Duration(rounds)
+	}
+	return got, perRequest, nil
+}
+
+// us formats a duration in microseconds.
+func us(d time.Duration) string { return fmt.Sprintf("%.0f µs", float64(d)/float64(time.Microsecond)) }
 
 // either accepts what one of two checks accepts: the gateway's result, or
 // Memos' own answer from a JavaScript Worker given as a build.

@@ -6,7 +6,8 @@
 //
 // config.json describes one Worker on one socket, allowed to fetch from
 // loopback: {"address", "compatibilityDate", "bindings": [{"name", "text"}],
-// "modules": [{"name", "type": "esModule" | "wasm" | "data", "path"}]}.
+// "modules": [{"name", "type": "esModule" | "wasm" | "data", "path"}],
+// "v8Flags": [flag…] (optional)}.
 import { readFileSync, writeFileSync } from "node:fs";
 import { serializeConfig } from "miniflare";
 
@@ -17,6 +18,7 @@ const modules = c.modules.map((m) => ({
   [m.type]: m.type === "esModule" ? readFileSync(m.path, "utf8") : readFileSync(m.path),
 }));
 writeFileSync(output, serializeConfig({
+  v8Flags: c.v8Flags ?? [],
   services: [
     { name: "main", worker: { modules, compatibilityDate: c.compatibilityDate, bindings: c.bindings } },
     { name: "internet", network: { allow: ["public", "private", "local"] } },

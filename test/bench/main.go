@@ -60,6 +60,7 @@ const (
 func main() {
 	pair := flag.Bool("pair", false, "instead of the table, compare the cold start of the builds named (folders make build wrote), side by side")
 	calls := flag.Bool("calls", false, "instead of the table, compare the warm tools/call and tools/list latency of the builds named, side by side, under workerd alone")
+	compiled := flag.Bool("compiled", false, "instead of the table, count the machine code V8 makes from a cold start to the first answer, for the builds named and the empty Go program (Linux)")
 	rounds := flag.Int("rounds", 100, "with -pair or -calls: how many rounds (-calls: 10× as many requests)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -67,6 +68,13 @@ func main() {
 	if *pair {
 		if err := pairColdStarts(ctx, flag.Args(), *rounds, os.Stdout); err != nil {
 			fmt.Fprintf(os.Stderr, "bench -pair: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *compiled {
+		if err := compiledCode(ctx, flag.Args(), os.Stdout); err != nil {
+			fmt.Fprintf(os.Stderr, "bench -compiled: %v\n", err)
 			os.Exit(1)
 		}
 		return

@@ -174,11 +174,17 @@ func (w workerDir) workerd(root, compat string, vars map[string]string) (*worker
 
 // workerdWith is workerd with the configuration in the given format.
 func (w workerDir) workerdWith(root, compat string, vars map[string]string, format configFormat) (*worker, error) {
+	return w.workerdFlags(root, compat, vars, format, nil)
+}
+
+// workerdFlags is workerdWith, with flags for V8 in the configuration
+// (workerd's v8Flags).
+func (w workerDir) workerdFlags(root, compat string, vars map[string]string, format configFormat, v8Flags []string) (*worker, error) {
 	port, err := harness.FreePort()
 	if err != nil {
 		return nil, err
 	}
-	config, err := w.workerdConfig(root, compat, vars, format)
+	config, err := w.workerdConfig(root, compat, vars, format, v8Flags)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +198,7 @@ func (w workerDir) workerdWith(root, compat string, vars map[string]string, form
 // workerdConfig writes w's workerd configuration for vars in the given
 // format, once: later calls with the same vars reuse its file. The socket's
 // address is given on the command line.
-func (w workerDir) workerdConfig(root, compat string, vars map[string]string, format configFormat) (string, error) {
+func (w workerDir) workerdConfig(root, compat string, vars map[string]string, format configFormat, v8Flags []string) (string, error) {
 	bundle := filepath.Join(filepath.Dir(w.config), "dry-run")
 	entries, err := os.ReadDir(bundle)
 	if err != nil {
@@ -205,7 +211,7 @@ func (w workerDir) workerdConfig(root, compat string, vars map[string]string, fo
 			modules = append(modules, configModule{Name: e.Name(), Type: kind})
 		}
 	}
-	c := configFile{Address: "127.0.0.1:0", CompatibilityDate: compat, Bindings: []configBinding{}, Modules: modules}
+	c := configFile{Address: "127.0.0.1:0", CompatibilityDate: compat, Bindings: []configBinding{}, Modules: modules, V8Flags: v8Flags}
 	for _, k := range harness.SortedKeys(vars) {
 		c.Bindings = append(c.Bindings, configBinding{k, vars[k]})
 	}
@@ -232,7 +238,11 @@ func (w workerDir) workerdConfig(root, compat string, vars map[string]string, fo
 		for _, b := range c.Bindings {
 			fmt.Fprintf(&bindings, "(name = %q, text = %q), ", b.Name, b.Text)
 		}
-		return path, os.WriteFile(path, fmt.Appendf(nil, workerdText, c.Address, text.String(), compat, bindings.String()), 0o644)
+		var flags strings.Builder
+		for _, f := range c.V8Flags {
+			fmt.Fprintf(&flags, "%q, ", f)
+		}
+		return path, os.WriteFile(path, fmt.Appendf(nil, workerdText, flags.String(), c.Address, text.String(), compat, bindings.String()), 0o644)
 	}
 	descPath := path + ".json"
 	if err := os.WriteFile(descPath, desc, 0o644); err != nil {
@@ -252,6 +262,7 @@ type configFile struct {
 	CompatibilityDate string          `json:"compatibilityDate"`
 	Bindings          []configBinding `json:"bindings"`
 	Modules           []configModule  `json:"modules"`
+	V8Flags           []string        `json:"v8Flags,omitempty"`
 }
 
 type configBinding struct {
@@ -270,6 +281,7 @@ type configModule struct {
 const workerdText = `using Workerd = import "/workerd/workerd.capnp";
 
 const config :Workerd.Config = (
+  v8Flags = [%s],
   services = [
     (name = "main", worker = .worker),
     (name = "internet", network = (allow = ["public", "private", "local"])),
