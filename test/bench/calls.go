@@ -120,9 +120,6 @@ func measureCPU(ctx context.Context, rounds int, targets []*worker, calls []*cal
 	return got, perRequest, nil
 }
 
-// us formats a duration in microseconds.
-func us(d time.Duration) string { return fmt.Sprintf("%.0f µs", float64(d)/float64(time.Microsecond)) }
-
 // either accepts what one of two checks accepts: the gateway's result, or
 // Memos' own answer from a JavaScript Worker given as a build.
 func either(a, b func([]byte) error) func([]byte) error {

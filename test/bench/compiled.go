@@ -62,7 +62,7 @@ func compiledCode(ctx context.Context, builds []string, w io.Writer) error {
 	header := mcpHeaders(env.memos.Token)
 	fmt.Fprintln(w, "machine code made by V8 in workerd from a cold start to the first /mcp answer (tools/list)")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| build | wasm, Liftoff: functions | KB | wasm, TurboFan: functions | KB | JavaScript: KB |")
+	fmt.Fprintln(w, "| build | wasm, Liftoff: functions | code | wasm, TurboFan: functions | code | JavaScript: code |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|")
 	var listed []string
 	for _, t := range targets {
@@ -82,7 +82,7 @@ func compiledCode(ctx context.Context, builds []string, w io.Writer) error {
 			return fmt.Errorf("%s: %w", t.name, err)
 		}
 		var lift, turbo tierTotal
-		var js int
+		var js int64
 		for _, c := range code {
 			switch c.tier {
 			case "liftoff":
@@ -90,10 +90,10 @@ func compiledCode(ctx context.Context, builds []string, w io.Writer) error {
 			case "turbofan":
 				turbo.add(c)
 			case "":
-				js += c.size
+				js += int64(c.size)
 			}
 		}
-		fmt.Fprintf(w, "| %s | %d | %.1f | %d | %.1f | %.1f |\n", t.name, lift.funcs, kbf(lift.bytes), turbo.funcs, kbf(turbo.bytes), kbf(js))
+		fmt.Fprintf(w, "| %s | %d | %s | %d | %s | %s |\n", t.name, lift.funcs, kb(lift.bytes), turbo.funcs, kb(turbo.bytes), kb(js))
 		if t.names != nil {
 			listed = append(listed, largestLiftoff(t.name, code, t.names, 25))
 		}
@@ -112,11 +112,12 @@ type codeObject struct {
 	tier string // liftoff, turbofan, or "" for JavaScript
 }
 
-type tierTotal struct{ funcs, bytes int }
+type tierTotal struct {
+	funcs int
+	bytes int64
+}
 
-func (t *tierTotal) add(c codeObject) { t.funcs, t.bytes = t.funcs+1, t.bytes+c.size }
-
-func kbf(n int) float64 { return float64(n) / 1000 }
+func (t *tierTotal) add(c codeObject) { t.funcs, t.bytes = t.funcs+1, t.bytes+int64(c.size) }
 
 // wasmCode matches the names V8 gives wasm functions in its perf map.
 var wasmCode = regexp.MustCompile(`^JS:wasm-function\[(\d+)\]-\d+-(liftoff|turbofan)`)
@@ -197,14 +198,14 @@ func largestLiftoff(build string, code []codeObject, names map[uint32]string, n 
 	sort.Slice(lift, func(i, j int) bool { return lift[i].size > lift[j].size })
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: the %d largest functions Liftoff compiled (their names from app.named.wasm, which must be the same build with its names)\n\n", build, min(n, len(lift)))
-	fmt.Fprintln(&b, "| KB | function |")
+	fmt.Fprintln(&b, "| code | function |")
 	fmt.Fprintln(&b, "|---|---|")
 	for _, c := range lift[:min(n, len(lift))] {
 		name, ok := names[c.fn]
 		if !ok {
 			name = fmt.Sprintf("(function %d)", c.fn)
 		}
-		fmt.Fprintf(&b, "| %.1f | %s |\n", kbf(c.size), name)
+		fmt.Fprintf(&b, "| %s | %s |\n", kb(int64(c.size)), name)
 	}
 	return b.String()
 }

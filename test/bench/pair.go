@@ -86,9 +86,9 @@ func pairColdStarts(ctx context.Context, builds []string, rounds int, w io.Write
 	return nil
 }
 
-// sideBySide is what -pair and -calls start from: the repository, a
-// temporary folder, the compatibility date of wrangler.toml and a Memos of
-// its own, with a fresh data folder.
+// sideBySide is what make bench, -pair, -calls and -compiled start from:
+// the repository, a temporary folder, the compatibility date of
+// wrangler.toml and a Memos of its own, with a fresh data folder.
 type sideBySide struct {
 	root, dir, compat string
 	memos             *harness.Memos

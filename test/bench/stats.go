@@ -56,5 +56,8 @@ func ratio(a, b float64) string {
 // mb formats a byte count in MB (10^6 bytes), the unit of the goals.
 func mb(n int64) string { return fmt.Sprintf("%.2f MB", float64(n)/1e6) }
 
+// us formats a duration in microseconds.
+func us(d time.Duration) string { return fmt.Sprintf("%.0f µs", float64(d)/float64(time.Microsecond)) }
+
 // kb formats a byte count in KB (10^3 bytes).
 func kb(n int64) string { return fmt.Sprintf("%.1f KB", float64(n)/1e3) }
