@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -27,8 +28,9 @@ import (
 // configuration. Two figures per start: the wall time from
 // the new process to the first /mcp answer (tools/list), and workerd's CPU
 // time by then (all its threads, from /proc: Linux only), which a shared
-// machine disturbs less; and the Go instance's own start as /healthz tells
-// it (the gateway's builds).
+// machine disturbs less; beside them workerd's minor page faults by then,
+// and the Go instance's own start as /healthz tells it (the gateway's
+// builds).
 func pairColdStarts(ctx context.Context, builds []string, rounds int, w io.Writer) error {
 	env, err := startSideBySide(ctx)
 	if err != nil {
@@ -58,8 +60,12 @@ func pairColdStarts(ctx context.Context, builds []string, rounds int, w io.Write
 			}
 			total, _, err := wk.waitReady(ctx, listBody, header)
 			var cpu time.Duration
+			var faults int
 			if err == nil {
 				cpu, err = processCPU(wk.Pid())
+			}
+			if err == nil {
+				faults, err = minorFaults(wk.Pid())
 			}
 			if h, herr := healthOf(ctx, wk.URL); err == nil && herr == nil && h.startupMs > 0 {
 				t.goStart = append(t.goStart, time.Duration(h.startupMs*float64(time.Millisecond)))
@@ -68,18 +74,18 @@ func pairColdStarts(ctx context.Context, builds []string, rounds int, w io.Write
 			if err != nil {
 				return err
 			}
-			t.wall, t.cpu = append(t.wall, total), append(t.cpu, cpu)
+			t.wall, t.cpu, t.faults = append(t.wall, total), append(t.cpu, cpu), append(t.faults, faults)
 		}
 		if (i+1)%10 == 0 {
 			progress("round %d of %d", i+1, rounds)
 		}
 	}
 	fmt.Fprintf(w, "cold starts: new workerd → first /mcp answer (tools/list), %d rounds, in turns; paired differences with bootstrap 95%% intervals\n\n", rounds)
-	fmt.Fprintln(w, "| build | config | wall, median | workerd CPU, median | Go instance start, median | wall − first build's | CPU − first build's | wall − binary config's | CPU − binary config's |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| build | config | wall, median | workerd CPU, median | minor page faults, median | Go instance start, median | wall − first build's | CPU − first build's | wall − binary config's | CPU − binary config's |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
 	for i, t := range targets {
 		first, binary := i%2, i-i%2 // the first build in this format; this build, binary
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", t.name, t.format, ms(t.wall.p50()), ms(t.cpu.p50()), t.goStart.String(),
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %d | %s | %s | %s | %s | %s |\n", t.name, t.format, ms(t.wall.p50()), ms(t.cpu.p50()), median(t.faults), t.goStart.String(),
 			pairedDiff(targets, i, first, pairWall), pairedDiff(targets, i, first, pairCPU),
 			pairedDiff(targets, i, binary, pairWall), pairedDiff(targets, i, binary, pairCPU))
 	}
@@ -151,6 +157,7 @@ type pairTarget struct {
 	dir       workerDir
 	format    configFormat
 	wall, cpu sample
+	faults    []int  // workerd's minor page faults by its first answer
 	goStart   sample // the instance's startupMs from /healthz, where it has one
 }
 
@@ -174,6 +181,38 @@ func processCPU(pid int) (time.Duration, error) {
 		total += time.Duration(ns)
 	}
 	return total, nil
+}
+
+// minorFaults returns how many minor page faults process pid has taken so
+// far, from Linux's /proc/PID/stat. Each one is a page the process touched
+// for the first time, which a cold start pays for.
+func minorFaults(pid int) (int, error) {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0, errors.New("no /proc stat for workerd (Linux only)")
+	}
+	return statMinorFaults(b)
+}
+
+// statMinorFaults reads minflt, the tenth field of a /proc/PID/stat line,
+// counting after the command name's closing parenthesis: the name itself
+// may hold spaces and parentheses.
+func statMinorFaults(stat []byte) (int, error) {
+	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	if len(fields) < 8 {
+		return 0, errors.New("/proc stat: too few fields")
+	}
+	return strconv.Atoi(fields[7])
+}
+
+// median is the middle of values, the upper one of two.
+func median(values []int) int {
+	if len(values) == 0 {
+		return 0
+	}
+	sorted := slices.Clone(values)
+	slices.Sort(sorted)
+	return sorted[len(sorted)/2]
 }
 
 const (
