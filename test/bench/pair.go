@@ -85,7 +85,7 @@ func pairColdStarts(ctx context.Context, builds []string, rounds int, w io.Write
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
 	for i, t := range targets {
 		first, binary := i%2, i-i%2 // the first build in this format; this build, binary
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %d | %s | %s | %s | %s | %s |\n", t.name, t.format, ms(t.wall.p50()), ms(t.cpu.p50()), median(t.faults), t.goStart.String(),
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %d | %s | %s | %s | %s | %s |\n", t.name, t.format, ms(t.wall.p50()), ms(t.cpu.p50()), nearestRank(t.faults, 0.5), t.goStart.String(),
 			pairedDiff(targets, i, first, pairWall), pairedDiff(targets, i, first, pairCPU),
 			pairedDiff(targets, i, binary, pairWall), pairedDiff(targets, i, binary, pairCPU))
 	}
@@ -203,16 +203,6 @@ func statMinorFaults(stat []byte) (int, error) {
 		return 0, errors.New("/proc stat: too few fields")
 	}
 	return strconv.Atoi(fields[7])
-}
-
-// median is the middle of values, the upper one of two.
-func median(values []int) int {
-	if len(values) == 0 {
-		return 0
-	}
-	sorted := slices.Clone(values)
-	slices.Sort(sorted)
-	return sorted[len(sorted)/2]
 }
 
 const (

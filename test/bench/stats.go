@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"time"
@@ -11,11 +12,16 @@ type sample []time.Duration
 
 // quantile returns the q-quantile by nearest rank (q=0.5 the median, 0.99
 // the p99; with fewer than 100 values the p99 is the largest).
-func (s sample) quantile(q float64) time.Duration {
-	if len(s) == 0 {
-		return 0
+func (s sample) quantile(q float64) time.Duration { return nearestRank(s, q) }
+
+// nearestRank is the q-quantile of values by nearest rank, for any figure
+// (durations, counts); zero for none.
+func nearestRank[T cmp.Ordered](values []T, q float64) T {
+	if len(values) == 0 {
+		var zero T
+		return zero
 	}
-	sorted := slices.Clone(s)
+	sorted := slices.Clone(values)
 	slices.Sort(sorted)
 	i := int(q*float64(len(sorted))+0.999999) - 1
 	return sorted[max(0, min(i, len(sorted)-1))]
