@@ -23,7 +23,9 @@ const maxLinked = 10
 // when the answer is lost (no answer, one not from Memos, an empty one) it
 // can read the object back by that id and answer with what is there; a
 // retry with the same id, or the same call made again, that Memos refuses
-// as existing (409) answers with the object too. A memo or comment is refused before anything is written when it
+// as existing (409) answers with the object too, and so does the same call
+// made again after the id's ten minutes changed, which finds the object
+// under the earlier window's id (one read). A memo or comment is refused before anything is written when it
 // carries file bytes (which Memos would refuse after making the memo) or a
 // relation to a memo that does not exist (likewise); a comment that Memos
 // failed half-way, leaving a memo of its own, has that memo deleted.
@@ -52,7 +54,18 @@ func (tb *Table) create(ctx context.Context, t *tool, a arguments, authorization
 		if err != nil {
 			return nil, err
 		}
-		id = callID(t.def.Name, authorization, path, a.bodyRaw, time.Now())
+		now := time.Now()
+		id = callID(t.def.Name, authorization, path, a.bodyRaw, now)
+		// The same call made in the ten minutes before may have its id
+		// from the window before this one.
+		earlier := callID(t.def.Name, authorization, path, a.bodyRaw, now.Add(-idWindow*time.Second))
+		made, err := tb.read(ctx, t, authorization, memoRoute, memoPath(earlier))
+		switch {
+		case err == nil:
+			return existed(made, idParam), nil
+		case status(err) != 404:
+			return nil, errors.New(err.Error() + "; nothing was created")
+		}
 	}
 	a.values[idParam] = id
 	readPath := memoPath(id)
@@ -75,7 +88,7 @@ func (tb *Table) create(ctx context.Context, t *tool, a arguments, authorization
 		if rerr != nil {
 			return nil, errors.New(err.Error() + "; nothing was created")
 		}
-		return result(withMember(compact(made), "note", rawjson.AppendString(nil, "it existed already, made by an earlier try of this call: nothing new was created (to make a second one alike, give an "+idParam+" of your own)"))), nil
+		return existed(made, idParam), nil
 	case kind == "comment" && status(err) >= 500 && !unclear(err):
 		made, err := tb.removeStray(ctx, t, authorization, readPath, err)
 		if err != nil {
@@ -97,6 +110,12 @@ func (tb *Table) create(ctx context.Context, t *tool, a arguments, authorization
 		return nil, err
 	}
 	return result(withMember(compact(made), "note", rawjson.AppendString(nil, "Memos' answer was lost on the way; this is what it stored"))), nil
+}
+
+// existed is the result of a create that met the object an earlier try of
+// the same call made (idParam names the id a model gives for a second one).
+func existed(made rawjson.Value, idParam string) []byte {
+	return result(withMember(compact(made), "note", rawjson.AppendString(nil, "it existed already, made by an earlier try of this call: nothing new was created (to make a second one alike, give an "+idParam+" of your own)")))
 }
 
 // checkLinks refuses a memo or comment whose body Memos would take half:

@@ -24,7 +24,8 @@ import (
 // most maxWriteRequests a call.
 
 // maxWriteRequests bounds the requests to Memos of one guarded call: a
-// create's checks of its relations, its request and its read-back, or the
+// create's checks of its relations, its look for the same call's earlier
+// window, its request and its read-back, or the
 // reads of the attachments to set, the memo's and the write.
 const maxWriteRequests = maxLinked + 3
 
@@ -175,7 +176,8 @@ func compact(v rawjson.Value) []byte {
 // the path and the body) and the ten minutes it falls in, so that the same
 // call made again, by a model that never saw the first answer because the
 // client hung up, gets the same id and Memos' 409 instead of a second
-// object. 26 letters and digits, as Memos' id rule takes.
+// object (create also looks under the window before's id). 26 letters and
+// digits, as Memos' id rule takes.
 func callID(tool, authorization, path, body string, now time.Time) string {
 	h, _ := blake2b.New256(nil) // fails only for a key over 64 bytes
 	for _, part := range []string{"memos-mcp-edge create", tool, authorization, path, body, strconv.FormatInt(now.Unix()/idWindow, 10)} {

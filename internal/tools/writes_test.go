@@ -48,9 +48,16 @@ func TestGuardCost(t *testing.T) {
 		{"delete whose answer is lost", "memo_delete_memo", `{"memo":"m"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			var looked bool
 			doer := &fakeDoer{answer: func(_ context.Context, req *web.Request) (*web.Response, error) {
 				if req.Method != "GET" {
 					return nil, errors.New("connection reset")
+				}
+				// The create's look under the earlier window's id
+				// finds nothing, so that it goes on to write.
+				if id := req.URL[strings.LastIndexByte(req.URL, '/')+1:]; len(id) == 26 && !looked {
+					looked = true
+					return &web.Response{Status: 404, Header: web.Header{"content-type": "application/json"}, Body: []byte(`{"code":5,"message":"memo not found"}`)}, nil
 				}
 				return &web.Response{Status: 200, Header: web.Header{"content-type": "application/json"}, Body: []byte(`{"name":"memos/m"}`)}, nil
 			}}
@@ -89,6 +96,29 @@ func TestCallID(t *testing.T) {
 		if other == id {
 			t.Errorf("%s: the same id", name)
 		}
+	}
+}
+
+// The same call made again after its id's ten minutes turned finds the
+// memo the first try made under the earlier window's id, and makes none.
+func TestCreateFindsEarlierWindow(t *testing.T) {
+	const args = `{"body":{"content":"across the turn"}}`
+	body := rawjson.Parse(args).Get("body").Raw
+	before := callID("memo_create_memo", "Bearer tok", "/api/v1/memos", body, time.Now().Add(-idWindow*time.Second))
+	doer := &fakeDoer{answer: func(_ context.Context, req *web.Request) (*web.Response, error) {
+		if req.Method != "GET" {
+			return nil, errors.New("a write was sent")
+		}
+		return &web.Response{Status: 200, Header: web.Header{"content-type": "application/json"}, Body: []byte(`{"name":"memos/` + req.URL[strings.LastIndexByte(req.URL, '/')+1:] + `","content":"across the turn"}`)}, nil
+	}}
+	text, isError := call(t, newTable(testConfig(), doer), "memo_create_memo", args)
+	after := callID("memo_create_memo", "Bearer tok", "/api/v1/memos", body, time.Now().Add(-idWindow*time.Second))
+	reqs := doer.requests()
+	if isError || !strings.Contains(text, "existed already") || len(reqs) != 1 {
+		t.Fatalf("%d requests; %s", len(reqs), text)
+	}
+	if u := reqs[0].URL; !strings.HasSuffix(u, "/memos/"+before) && !strings.HasSuffix(u, "/memos/"+after) {
+		t.Errorf("looked at %s, want the earlier window's id %s", u, before)
 	}
 }
 
