@@ -21,7 +21,7 @@ FUZZ_TARGETS := ./internal/finder:FuzzCompile ./internal/finder:FuzzParseDate ./
 	./internal/mcp:FuzzServe ./internal/mcp:FuzzDecodeHeaderValue \
 	./internal/jsonrpc:FuzzTooDeep ./internal/jsonrpc:FuzzDecode \
 	./internal/tools:FuzzPathArguments ./internal/tools:FuzzNormalize \
-	./internal/schema:FuzzAgainstReference ./internal/schema:FuzzIsIntegral
+	./internal/schema:FuzzAgainstReference ./internal/schema:FuzzIsIntegral ./internal/writes:FuzzInstant
 FUZZTIME ?= 30s
 
 .PHONY: help generate release build dev unit test fuzz size wasmsize deploy deploycheck memos clean
@@ -69,6 +69,7 @@ build: generate ## build the Worker into build/ (runtime assets, entry module, a
 	$(GO) tool workers-assets-gen -mode=go -o build
 	cp internal/bridge/worker.mjs internal/bridge/driver.mjs build/
 	cp internal/grants/store.mjs build/grants.mjs
+	cp internal/lease/lock.mjs build/lease.mjs
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' $(COLD_GCFLAGS) -o build/app.wasm .
 	$(GO) run ./internal/bridge/pack build/app.wasm
 

@@ -12,6 +12,7 @@ import (
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/finder"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/grants"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/lease"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/mcp"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
@@ -81,9 +82,20 @@ func main() {
 	} else {
 		mcpOpts.Authorize, mcpOpts.Revoked = callers.Authorize, callers.Revoked
 	}
+	// Writes take a lock per memo (memoLocks); without the Durable Objects
+	// that hold the locks they are refused, which /healthz reports when the
+	// deployment serves any write.
+	_, locksErr := memoLocks()
+	if served.Len() == selection.ReadOnly().Len() {
+		locksErr = nil
+	}
+	if locksErr != nil {
+		logline.Print("configuration: ", locksErr.Error())
+	}
 	h := server.New(server.Options{
 		Config:          cfg,
 		ConfigErr:       cfgErr,
+		WritesErr:       locksErr,
 		MCP:             mcp.NewHandler(mcpOpts),
 		OAuth:           authServer,
 		MemosVersion:    registry.MemosVersion(),
@@ -125,6 +137,26 @@ func grantStore() (grants.Store, error) {
 	}
 	return nil, errors.New("OAUTH_SECRET is set, but the Worker has no " + grantsBinding +
 		" Durable Object binding to remember grants in: keep the [[durable_objects.bindings]] and [[migrations]] entries of the shipped wrangler.toml")
+}
+
+// locksBinding is the Durable Object namespace that holds the memo locks
+// of writes (wrangler.toml).
+const locksBinding = "MEMO_LOCKS"
+
+// memoLocks returns the lock per memo that every write takes: Durable
+// Objects in the Worker, so that two isolates cannot interleave their
+// writes of one memo, and memory in the native process. Without the
+// binding it returns a Locker that refuses every lock, and the problem.
+func memoLocks() (lease.Locker, error) {
+	switch {
+	case bridge.Native:
+		return &lease.Memory{}, nil
+	case bridge.HasObjects(locksBinding):
+		return lease.Remote{Doer: bridge.Fetcher{Binding: "objects:" + locksBinding, MaxBytes: lease.MaxAnswerBytes}}, nil
+	}
+	err := errors.New("writes are refused: the Worker has no " + locksBinding +
+		" Durable Object binding for the memo locks: keep the [[durable_objects.bindings]] and [[migrations]] entries of the shipped wrangler.toml")
+	return lease.Refusing{Err: err}, err
 }
 
 // fatal logs err and ends the program, as log.Fatal would.

@@ -3,11 +3,13 @@
 // the driver (the stock syumai/workers entry starts a new Go instance per
 // request). `make build` copies this file to build/worker.mjs next to
 // driver.mjs and the runtime assets of workers-assets-gen (wasm_exec.js,
-// runtime.mjs), and grants.mjs, the Durable Object class of package grants.
+// runtime.mjs), grants.mjs, the Durable Object class of package grants, and
+// lease.mjs, that of package lease.
 import { startGo, headersFromString, readBody } from "./driver.mjs";
 import { loadModule } from "./runtime.mjs";
 
 export { GrantStore } from "./grants.mjs";
+export { MemoLock } from "./lease.mjs";
 
 // gateway resolves to the driver of the running Go program.
 let gateway;

@@ -27,6 +27,7 @@ import (
 type Options struct {
 	Config       config.Config
 	ConfigErr    error       // problems found in the configuration; /mcp refuses to serve while set
+	WritesErr    error       // a problem that refuses writes alone (no memo locks): /mcp serves reads; /healthz reports it
 	MCP          web.Handler // serves /mcp
 	MemosVersion string      // the Memos version the tool registry was built from
 	ToolCount    int
@@ -139,9 +140,14 @@ func (s *Server) health(ctx context.Context) *web.Response {
 			b = rawjson.AppendString(b, e)
 		}
 		b = append(b, ']')
-	case probe.Problem != "":
+	case probe.Problem != "" || s.opts.WritesErr != nil:
 		status = 503
 		b = append(b, `"degraded"`...)
+		if s.opts.WritesErr != nil {
+			b = append(b, `,"errors":[`...)
+			b = rawjson.AppendString(b, s.opts.WritesErr.Error())
+			b = append(b, ']')
+		}
 	default:
 		b = append(b, `"ok"`...)
 	}

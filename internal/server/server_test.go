@@ -230,6 +230,22 @@ func TestHealthDegraded(t *testing.T) {
 	}
 }
 
+// A problem that refuses writes alone leaves /mcp serving and is listed by
+// the health check, which reports the gateway degraded.
+func TestHealthWritesRefused(t *testing.T) {
+	s := newTestServer(okMCP, nil)
+	s.opts.WritesErr = errors.New("the Worker has no MEMO_LOCKS Durable Object binding")
+	if mcp := s.Serve(context.Background(), &web.Request{Method: "POST", URL: "http://h/mcp", Header: web.Header{}}); mcp.Status != 200 {
+		t.Errorf("/mcp: %d %s", mcp.Status, mcp.Body)
+	}
+	resp := get(s, "http://h/healthz")
+	body := gjson.ParseBytes(resp.Body)
+	if resp.Status != 503 || body.Get("status").Str != "degraded" || body.Get("errors.0").Str != "the Worker has no MEMO_LOCKS Durable Object binding" ||
+		!body.Get("upstream.reachable").Bool() {
+		t.Errorf("healthz %d %s", resp.Status, resp.Body)
+	}
+}
+
 // routerFunc is a Router made of a function.
 type routerFunc func(context.Context, *web.Request) (*web.Response, bool)
 

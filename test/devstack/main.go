@@ -295,8 +295,12 @@ func printHealth(w io.Writer, h health) {
 		for _, e := range h.Errors {
 			fmt.Fprintln(w, "           - "+e)
 		}
-	default:
-		fmt.Fprintln(w, "Health:    "+h.Status+": "+cmp.Or(h.Upstream.Problem, "see /healthz"))
+	default: // degraded: Memos' problem, or writes refused
+		problems := h.Errors
+		if h.Upstream.Problem != "" {
+			problems = append(problems, h.Upstream.Problem)
+		}
+		fmt.Fprintln(w, "Health:    "+h.Status+": "+cmp.Or(strings.Join(problems, "; "), "see /healthz"))
 	}
 }
 

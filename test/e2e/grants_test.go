@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"io"
 	"net/http"
@@ -56,7 +57,7 @@ new_sqlite_classes = ["GrantStore"]
 	// step) keep their values under this one.
 	os.WriteFile(filepath.Join(dir, "grants.mjs"), previous, 0o644)
 	w, stop := startPlainWorker(t, dir, config)
-	old := grants.Remote{Doer: objectDoer{w}}
+	old := grants.Remote{Doer: objectDoer{base: w}}
 	ctx := context.Background()
 	if step, err := old.Advance(ctx, "upgrade/g", 0, time.Now().Add(time.Hour)); err != nil || !step.Moved {
 		t.Fatalf("advance under the first release: %+v, %v", step, err)
@@ -64,7 +65,7 @@ new_sqlite_classes = ["GrantStore"]
 	stop()
 	os.WriteFile(filepath.Join(dir, "grants.mjs"), current, 0o644)
 	w, _ = startPlainWorker(t, dir, config)
-	remote := grants.Remote{Doer: objectDoer{w}}
+	remote := grants.Remote{Doer: objectDoer{base: w}}
 	if step, err := remote.Advance(ctx, "upgrade/g", 0, time.Now().Add(time.Hour)); err != nil || step.Moved || step.Value != 1 || step.Age < time.Hour {
 		t.Errorf("a key of the first release, advanced again from 0: %+v, %v; want value 1, held for longer than any retry", step, err)
 	}
@@ -91,10 +92,19 @@ new_sqlite_classes = ["GrantStore"]
 	}
 }
 
-// objectDoer sends package grants' requests to a Worker on loopback.
-type objectDoer struct{ base string }
+// objectDoer sends package grants' (or lease's) requests to a Worker on
+// loopback, and reads answers of at most maxBytes (0: grants').
+type objectDoer struct {
+	base     string
+	maxBytes int
+}
 
 func (d objectDoer) Do(ctx context.Context, req *web.Request) (*web.Response, error) {
+	if req.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, req.Timeout)
+		defer cancel()
+	}
 	u, _ := url.Parse(req.URL)
 	r, _ := http.NewRequestWithContext(ctx, req.Method, d.base+u.EscapedPath(), bytes.NewReader(req.Body))
 	r.Header.Set("Content-Type", "application/json")
@@ -103,7 +113,7 @@ func (d objectDoer) Do(ctx context.Context, req *web.Request) (*web.Response, er
 		return nil, err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, grants.MaxAnswerBytes+1))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(cmp.Or(d.maxBytes, grants.MaxAnswerBytes)+1)))
 	return &web.Response{Status: resp.StatusCode, Header: web.Header{}, Body: body}, err
 }
 
