@@ -23,6 +23,8 @@
 //  9. what a task costs the model: calls and bytes until every fact a
 //     question needs has been seen, against Memos' built-in /mcp, over a
 //     notebook of the bench's own (tasks.go)
+//  10. the memo lock of a write: acquire and release against its Durable
+//     Object, beside the same two requests answered without it (lease.go)
 //
 // Beside the JavaScript baselines, an empty Go program served through the
 // same entry module and bridge (test/bench/emptygo) shows what Go itself
@@ -61,6 +63,7 @@ func main() {
 	pair := flag.Bool("pair", false, "instead of the table, compare the cold start of the builds named (folders make build wrote), side by side")
 	calls := flag.Bool("calls", false, "instead of the table, compare the warm tools/call and tools/list latency of the builds named, side by side, under workerd alone")
 	compiled := flag.Bool("compiled", false, "instead of the table, count the machine code V8 makes from a cold start to the first answer, for the builds named and the empty Go program (Linux)")
+	leaseRow := flag.Bool("lease", false, "instead of the table, measure row 10 alone: the memo lock's cost per write under workerd alone (needs no Memos)")
 	rounds := flag.Int("rounds", 100, "with -pair or -calls: how many rounds (-calls: 10× as many requests)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -68,6 +71,13 @@ func main() {
 	if *pair {
 		if err := pairColdStarts(ctx, flag.Args(), *rounds, os.Stdout); err != nil {
 			fmt.Fprintf(os.Stderr, "bench -pair: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *leaseRow {
+		if err := leaseOnly(ctx, os.Stdout); err != nil {
+			fmt.Fprintf(os.Stderr, "bench -lease: %v\n", err)
 			os.Exit(1)
 		}
 		return

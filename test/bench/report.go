@@ -207,6 +207,12 @@ func (r *results) rows() [][]string {
 		fmt.Sprintf("%d GC cycles between", r.memAfter.gcCycles-r.memWarm.gcCycles), growth(r.memWarm.heapAlloc, r.memAfter.heapAlloc))
 	add("7", "Go heap obtained from the runtime (HeapSys), same points", mb(r.memWarm.heapSys)+" → "+mb(r.memAfter.heapSys),
 		"", growth(r.memWarm.heapSys, r.memAfter.heapSys))
+	add("10", "memo lock per write: acquire + release storing a note, its Durable Object in SQLite on disk, workerd alone", r.lock.String(),
+		"the same two requests, answered by the Worker in front of it: "+r.lockSelf.String(), ratio(p50(r.lock.sample), p50(r.lockSelf.sample)))
+	if r.callWorks {
+		add("10", "… against tools/call memo_get_memo (one Memos request), workerd alone", "", r.getMemo[alone].String(),
+			ratio(p50(r.lock.sample), p50(r.getMemo[alone].sample)))
+	}
 	return t
 }
 

@@ -48,6 +48,7 @@ type results struct {
 	builtin, rest           latency
 	bigBytes                int     // Memos' answer for the big list
 	bigList, bigProxy       latency // row 8, workerd alone
+	lock, lockSelf          latency // row 10: a write's lock, and the same requests without the object
 	mixName                 string
 	memWarm, memAfter       instanceMemory
 	memLoad                 load
@@ -109,6 +110,9 @@ func run(ctx context.Context) (*results, error) {
 		if err := b.bigListRow(ctx, r, compat); err != nil {
 			return nil, err
 		}
+	}
+	if r.lock, r.lockSelf, err = lockCost(ctx, root, dir, compat); err != nil {
+		return nil, err
 	}
 
 	progress("row 6: Go CPU per request in wasm under Node (%d per kind), then natively (go test -bench)", cpuIterations)

@@ -26,6 +26,12 @@ type workerDir struct {
 	name   string
 	main   string // its main module
 	config string // path of its wrangler.toml
+	locks  bool   // it declares the memo locks' Durable Objects (a build with lease.mjs)
+	// onDisk keeps its Durable Objects in SQLite files, as wrangler dev
+	// and production do, rather than in memory; under workerd alone the
+	// files are shared by every workerd of this folder, so only one may
+	// run at a time.
+	onDisk bool
 }
 
 var compatDate = regexp.MustCompile(`(?m)^compatibility_date\s*=\s*"([^"]+)"`)
@@ -67,12 +73,12 @@ func quietWorker(root, dir, compat string) (workerDir, error) {
 
 // workerFiles reads the Worker's files that `make build` wrote into build
 // (the repository's build/, or a baseline's). An older build may have no
-// driver.mjs or grants.mjs.
+// driver.mjs, grants.mjs or lease.mjs.
 func workerFiles(build string) (map[string][]byte, error) {
 	files := map[string][]byte{}
-	for _, f := range []string{"worker.mjs", "driver.mjs", "grants.mjs", "wasm_exec.js", "runtime.mjs", "app.wasm"} {
+	for _, f := range []string{"worker.mjs", "driver.mjs", "grants.mjs", "lease.mjs", "wasm_exec.js", "runtime.mjs", "app.wasm"} {
 		b, err := os.ReadFile(filepath.Join(build, f))
-		if errors.Is(err, os.ErrNotExist) && (f == "driver.mjs" || f == "grants.mjs") {
+		if errors.Is(err, os.ErrNotExist) && (f == "driver.mjs" || f == "grants.mjs" || f == "lease.mjs") {
 			continue
 		}
 		if err != nil {
@@ -108,10 +114,29 @@ func writeWorker(dir, name, main, compat string, files map[string][]byte, more s
 			return workerDir{}, err
 		}
 	}
+	// A build with the memo locks exports their class, and its Worker
+	// declares them as the shipped wrangler.toml does: without them
+	// /healthz reports writes refused.
+	_, locks := files["lease.mjs"]
+	if locks {
+		more += lockObjects
+	}
 	config := fmt.Sprintf("name = %q\nmain = %q\ncompatibility_date = %q\n%s", "bench-"+name, main, compat, more)
 	path := filepath.Join(wd, "wrangler.toml")
-	return workerDir{name: name, main: main, config: path}, os.WriteFile(path, []byte(config), 0o644)
+	return workerDir{name: name, main: main, config: path, locks: locks}, os.WriteFile(path, []byte(config), 0o644)
 }
+
+// lockObjects is the wrangler configuration of the memo locks' Durable
+// Objects, as the shipped wrangler.toml has it.
+const lockObjects = `
+[[durable_objects.bindings]]
+name = "MEMO_LOCKS"
+class_name = "MemoLock"
+
+[[migrations]]
+tag = "locks-v1"
+new_sqlite_classes = ["MemoLock"]
+`
 
 // worker is a running Worker: `wrangler dev`, or workerd serving the
 // deploy bundle.
@@ -213,7 +238,16 @@ func (w workerDir) workerdConfig(root, compat string, vars map[string]string, fo
 	}
 	c := configFile{Address: "127.0.0.1:0", CompatibilityDate: compat, Bindings: []configBinding{}, Modules: modules, V8Flags: v8Flags}
 	for _, k := range harness.SortedKeys(vars) {
-		c.Bindings = append(c.Bindings, configBinding{k, vars[k]})
+		c.Bindings = append(c.Bindings, configBinding{Name: k, Text: vars[k]})
+	}
+	if w.locks {
+		c.Objects = []configObject{{Binding: "MEMO_LOCKS", Class: "MemoLock"}}
+	}
+	if w.locks && w.onDisk {
+		c.Storage = filepath.Join(filepath.Dir(w.config), "objects")
+		if err := os.MkdirAll(c.Storage, 0o755); err != nil {
+			return "", err
+		}
 	}
 	for i := range c.Modules {
 		c.Modules[i].Path = filepath.Join(bundle, c.Modules[i].Name)
@@ -234,15 +268,25 @@ func (w workerDir) workerdConfig(root, compat string, vars map[string]string, fo
 		for _, m := range c.Modules {
 			fmt.Fprintf(&text, "\n    (name = %q, %s = embed %q),", m.Name, m.Type, filepath.Join("dry-run", m.Name))
 		}
-		var bindings strings.Builder
-		for _, b := range c.Bindings {
-			fmt.Fprintf(&bindings, "(name = %q, text = %q), ", b.Name, b.Text)
-		}
-		var flags strings.Builder
+		var flags, bindings, services, worker strings.Builder
 		for _, f := range c.V8Flags {
 			fmt.Fprintf(&flags, "%q, ", f)
 		}
-		return path, os.WriteFile(path, fmt.Appendf(nil, workerdText, flags.String(), c.Address, text.String(), compat, bindings.String()), 0o644)
+		for _, b := range c.Bindings {
+			fmt.Fprintf(&bindings, "(name = %q, text = %q), ", b.Name, b.Text)
+		}
+		for _, o := range c.Objects {
+			fmt.Fprintf(&bindings, "(name = %q, durableObjectNamespace = %q), ", o.Binding, o.Class)
+			fmt.Fprintf(&worker, "  durableObjectNamespaces = [(className = %q, uniqueKey = %q, enableSql = true)],\n", o.Class, o.Class)
+		}
+		switch {
+		case c.Storage != "":
+			fmt.Fprintf(&services, "\n    (name = \"objects\", disk = (path = %q, writable = true)),", c.Storage)
+			worker.WriteString("  durableObjectStorage = (localDisk = \"objects\"),\n")
+		case len(c.Objects) > 0:
+			worker.WriteString("  durableObjectStorage = (inMemory = void),\n")
+		}
+		return path, os.WriteFile(path, fmt.Appendf(nil, workerdText, flags.String(), services.String(), c.Address, text.String(), compat, bindings.String(), worker.String()), 0o644)
 	}
 	descPath := path + ".json"
 	if err := os.WriteFile(descPath, desc, 0o644); err != nil {
@@ -263,6 +307,15 @@ type configFile struct {
 	Bindings          []configBinding `json:"bindings"`
 	Modules           []configModule  `json:"modules"`
 	V8Flags           []string        `json:"v8Flags,omitempty"`
+	Objects           []configObject  `json:"objects,omitempty"`
+	Storage           string          `json:"storage,omitempty"` // the folder that holds the objects' SQLite files
+}
+
+// configObject is a Durable Object namespace of the Worker's, of a class
+// its main module exports, bound under Binding.
+type configObject struct {
+	Binding string `json:"binding"`
+	Class   string `json:"className"`
 }
 
 type configBinding struct {
@@ -284,7 +337,7 @@ const config :Workerd.Config = (
   v8Flags = [%s],
   services = [
     (name = "main", worker = .worker),
-    (name = "internet", network = (allow = ["public", "private", "local"])),
+    (name = "internet", network = (allow = ["public", "private", "local"])),%s
   ],
   sockets = [(name = "http", address = %q, http = (), service = "main")],
 );
@@ -294,7 +347,7 @@ const worker :Workerd.Worker = (
   ],
   compatibilityDate = %q,
   bindings = [%s],
-);
+%s);
 `
 
 // Stop ends the Worker's processes; a Worker never started is a no-op.
