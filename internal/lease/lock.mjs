@@ -160,6 +160,7 @@ export class MemoLock {
     const now = Date.now();
     this.alarmAt = null;
     this.load(now);
+    this.tables();
     this.sql.exec("DELETE FROM note WHERE at <= ?", now - windowMs);
     const oldest = this.sql.exec("SELECT MIN(at) AS at FROM note").toArray()[0]?.at ?? null;
     if (this.holder === null && this.queue.length === 0 && oldest === null) {
