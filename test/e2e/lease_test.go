@@ -111,6 +111,40 @@ func TestGatewayWithoutMemoLocks(t *testing.T) {
 	}
 }
 
+// A gateway with a twin (harness.WorkerOptions.Twin) is two isolates that
+// share the Durable Objects, as two of a deployment's do: both answer, each
+// is its own Go instance, and the twin has the memo locks too (its
+// /healthz reports no missing binding). TestMemoLockObject shows that a
+// Worker binding another's class this way reaches the same objects.
+func TestGatewayTwin(t *testing.T) {
+	gw := startGateway(t, harness.WorkerOptions{Twin: true, Vars: map[string]string{"MEMOS_URL": memos.URL}})
+	ids := map[string]bool{}
+	for _, base := range []string{gw.URL, gw.TwinURL} {
+		resp, err := http.Get(base + "/healthz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var h struct {
+			Status   string `json:"status"`
+			Instance struct {
+				ID string `json:"id"`
+			} `json:"instance"`
+		}
+		json.NewDecoder(resp.Body).Decode(&h)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || h.Status != "ok" {
+			t.Errorf("%s/healthz: %d %+v", base, resp.StatusCode, h)
+		}
+		ids[h.Instance.ID] = true
+		if status, _ := mcpStatus(t, base, memos.Token); status != 200 {
+			t.Errorf("%s/mcp: %d, want 200", base, status)
+		}
+	}
+	if len(ids) != 2 {
+		t.Errorf("the gateway and its twin are one Go instance: %v", ids)
+	}
+}
+
 // lockWorkers is wrangler dev running the two lock Workers of
 // testdata/lease-worker.mjs, on a port and a state folder that stay the
 // same over restarts.

@@ -18,8 +18,9 @@ import (
 
 // Worker is the gateway running under wrangler dev (workerd) on loopback.
 type Worker struct {
-	URL  string // base URL, e.g. http://127.0.0.1:40125
-	proc *Process
+	URL     string // base URL, e.g. http://127.0.0.1:40125
+	TwinURL string // with WorkerOptions.Twin: the base URL of the second copy
+	proc    *Process
 }
 
 // WorkerOptions configure StartWorker.
@@ -46,6 +47,12 @@ type WorkerOptions struct {
 	// service binding to "memos-mcp-edge" (a stand-in for a client that
 	// hangs up, which wrangler dev cannot otherwise show the gateway).
 	Front string
+	// Twin runs a second copy of the gateway in the same wrangler dev, a
+	// Worker of its own (so an isolate of its own) that binds the first's
+	// Durable Objects, as two isolates of a deployment share them: the
+	// grants and the memo locks. It answers at TwinURL; a Worker in front
+	// serves the port and passes each request to one of the two.
+	Twin bool
 }
 
 // Wrangler returns the command that runs the pinned wrangler with the pinned
@@ -86,7 +93,10 @@ func startWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 	// so that a rebuild meanwhile cannot reload it.
 	vars := opts.Vars
 	inline := map[string]string(nil)
-	if opts.Front != "" {
+	if opts.Twin && opts.Front != "" {
+		return nil, fmt.Errorf("harness: a gateway with a twin has a front of its own")
+	}
+	if opts.Front != "" || opts.Twin {
 		// --var sets the variables of the first configuration only.
 		inline, vars = vars, nil
 	}
@@ -108,7 +118,18 @@ func startWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 	if opts.Front != "" {
 		args = append(args, "--config", opts.Front) // the first configuration is the one served
 	}
+	var twin string
+	if opts.Twin {
+		var front string
+		if front, twin, err = writeTwin(config); err != nil {
+			return nil, err
+		}
+		args = append(args, "--config", front)
+	}
 	args = append(args, "--config", config)
+	if twin != "" {
+		args = append(args, "--config", twin)
+	}
 	for _, side := range opts.Sidecars {
 		args = append(args, "--config", side)
 	}
@@ -123,13 +144,68 @@ func startWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 		return nil, err
 	}
 	w := &Worker{URL: "http://127.0.0.1:" + strconv.Itoa(port), proc: proc}
+	if opts.Twin {
+		w.TwinURL = w.URL + twinPrefix
+	}
 	ctx, cancel := context.WithTimeout(ctx, 120*time.Second)
 	defer cancel()
-	if err := proc.waitHTTP(ctx, w.URL+"/healthz", http.StatusOK, http.StatusServiceUnavailable); err != nil {
-		proc.Stop()
-		return nil, err
+	for _, base := range []string{w.URL, w.TwinURL} {
+		if base == "" {
+			continue
+		}
+		if err := proc.waitHTTP(ctx, base+"/healthz", http.StatusOK, http.StatusServiceUnavailable); err != nil {
+			proc.Stop()
+			return nil, err
+		}
 	}
 	return w, nil
+}
+
+// twinPrefix is the path under which the front Worker of a gateway with a
+// twin passes requests to the twin, without the prefix.
+const twinPrefix = "/twin"
+
+// twinFront is that front Worker: it passes every request to the gateway,
+// or, under /twin (twinPrefix), to its twin.
+const twinFront = `export default {
+  fetch(request, env) {
+    const url = new URL(request.url);
+    if (url.pathname !== "/twin" && !url.pathname.startsWith("/twin/")) return env.GATEWAY.fetch(request);
+    url.pathname = url.pathname.slice("/twin".length) || "/";
+    return env.TWIN.fetch(new Request(url, request));
+  },
+};
+`
+
+// writeTwin writes, beside the gateway's configuration, those of the front
+// Worker and of the twin: the gateway's own, renamed, its Durable Object
+// bindings naming the gateway's classes (script_name) and without the
+// migrations, which belong to the Worker that defines the classes.
+func writeTwin(config string) (front, twin string, err error) {
+	src, err := os.ReadFile(config)
+	if err != nil {
+		return "", "", err
+	}
+	dir := filepath.Dir(config)
+	for migrationTable.Match(src) {
+		src = migrationTable.ReplaceAll(src, []byte("$1"))
+	}
+	// The Worker's name is the first name line; the bindings' come later.
+	at := nameLine.FindIndex(src)
+	if at == nil {
+		return "", "", fmt.Errorf("%s names no Worker", config)
+	}
+	src = append(append(slices.Clip(src[:at[0]]), `name = "memos-mcp-edge-twin"`...), src[at[1]:]...)
+	src = classLine.ReplaceAll(src, []byte("$0\nscript_name = \"memos-mcp-edge\""))
+	front, twin = filepath.Join(dir, "front.toml"), filepath.Join(dir, "twin.toml")
+	frontConfig := "name = \"gateway-front\"\nmain = \"twin-front.mjs\"\n" + string(compatLine.Find(src)) + "\n\n" +
+		"[[services]]\nbinding = \"GATEWAY\"\nservice = \"memos-mcp-edge\"\n\n[[services]]\nbinding = \"TWIN\"\nservice = \"memos-mcp-edge-twin\"\n"
+	for path, b := range map[string][]byte{front: []byte(frontConfig), twin: src, filepath.Join(dir, "twin-front.mjs"): []byte(twinFront)} {
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			return "", "", err
+		}
+	}
+	return front, twin, nil
 }
 
 // Stop ends wrangler and workerd.
@@ -179,9 +255,13 @@ func writeDevVars(dir, start string, secrets map[string]string) error {
 }
 
 var (
-	buildTable  = regexp.MustCompile(`(?ms)^\[build\]\n.*?(^\[|\z)`)
-	grantTables = regexp.MustCompile(`(?ms)^\[\[(durable_objects\.bindings|migrations)\]\]\n.*?(^\[|\z)`)
-	mainLine    = regexp.MustCompile(`(?m)^main = .*$`)
+	buildTable     = regexp.MustCompile(`(?ms)^\[build\]\n.*?(^\[|\z)`)
+	grantTables    = regexp.MustCompile(`(?ms)^\[\[(durable_objects\.bindings|migrations)\]\]\n.*?(^\[|\z)`)
+	migrationTable = regexp.MustCompile(`(?ms)^\[\[migrations\]\]\n.*?(^\[|\z)`)
+	nameLine       = regexp.MustCompile(`(?m)^name = .*$`)
+	classLine      = regexp.MustCompile(`(?m)^class_name = .*$`)
+	compatLine     = regexp.MustCompile(`(?m)^compatibility_date = .*$`)
+	mainLine       = regexp.MustCompile(`(?m)^main = .*$`)
 )
 
 // SortedKeys returns the keys of m in order, for command lines and
