@@ -43,7 +43,11 @@ func main() {
 		cfg.AllowedHosts = bridge.DefaultHosts()
 	}
 	instance := memos.New(memosOptions(cfg), bridge.Fetcher{Binding: cfg.MemosService, MaxBytes: cfg.MaxRespBytes})
-	tools := tools.New(instance, finder.Finder{Offsets: bridge.ZoneOffset, Zone: cfg.Timezone})
+	// Writes take a lock per memo (memoLocks); without the Durable Objects
+	// that hold the locks they are refused, which /healthz reports when the
+	// deployment serves any write.
+	locks, locksErr := memoLocks()
+	tools := tools.New(instance, finder.Finder{Offsets: bridge.ZoneOffset, Zone: cfg.Timezone, Locks: locks})
 	// The deployment's selection for every caller; a read-only grant gets
 	// its read-only part (the stricter of the two wins).
 	served := selection.Full()
@@ -82,10 +86,6 @@ func main() {
 	} else {
 		mcpOpts.Authorize, mcpOpts.Revoked = callers.Authorize, callers.Revoked
 	}
-	// Writes take a lock per memo (memoLocks); without the Durable Objects
-	// that hold the locks they are refused, which /healthz reports when the
-	// deployment serves any write.
-	_, locksErr := memoLocks()
 	if served.Len() == selection.ReadOnly().Len() {
 		locksErr = nil
 	}

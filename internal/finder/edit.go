@@ -2,21 +2,24 @@ package finder
 
 import (
 	"context"
+	"encoding/base64"
 	"strconv"
 	"strings"
 
+	"golang.org/x/crypto/blake2b"
+
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/writes"
 )
 
 // memo_edit changes part of a memo: it reads the memo, applies one change
 // to the text Memos holds now and writes back the content alone (an
 // explicit update mask), so that an agent never writes a stale copy over
 // what the person changed since it read the memo. Memos takes no
-// precondition on a write, so the read and the write of one memo are
-// serialized within an isolate (edits); across isolates, the window is the
-// milliseconds between the two requests.
+// precondition on a write, so the read and the write run under the memo's
+// lock (writes.Lock), which every write of a memo takes, in one isolate or
+// across many.
 
 const memoRoute = "/api/v1/memos/{memo}"
 
@@ -57,7 +60,10 @@ func changeOf(args map[string]any) (change, error) {
 }
 
 // memoEdit is memo_edit: at most three requests to Memos (the read, the
-// write, and a read-back when the write's outcome is unclear).
+// write, and a read-back when the write's outcome is unclear), through the
+// write path (package writes): another user's memo under LOCKDOWN is
+// refused, their text in a refusal is marked, and an unclear outcome is
+// settled by one read-back.
 func (f *Finder) memoEdit(ctx context.Context, args map[string]any, m Memos) ([]byte, error) {
 	id, err := idOf(str(args, "memo"), "memos/")
 	if err != nil {
@@ -67,76 +73,101 @@ func (f *Finder) memoEdit(ctx context.Context, args map[string]any, m Memos) ([]
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := edits.lock(ctx, id)
+	held, err := writes.Lock(ctx, f.Locks, id)
 	if err != nil {
 		return nil, err
 	}
-	defer unlock()
-	path := "/api/v1/memos/" + uri.PathEscape(id)
-	body, gerr := m.Get(ctx, memoRoute, path)
-	if gerr != nil {
-		return nil, gerr
+	ctx = held.Context()
+	digest, applied := "", ""
+	defer func() { held.Release(digest, applied) }()
+	path := writes.MemoPath(id)
+	target, err := writes.ReadTarget(ctx, m, path)
+	if err != nil {
+		return nil, err
 	}
-	memo := rawjson.ParseBytes(body)
-	name, before := memo.Get("name").Str, memo.Get("content").Str
-	if h := str(args, "contentHash"); h != "" && h != memos.ContentHash(before) {
-		return nil, fail("conflict: " + name + " has changed since it was read (contentHash " + strconv.Quote(h) + ")." + current(before))
+	name, before := target.Name(), target.Memo.Get("content").Str
+	hash := str(args, "contentHash")
+	if hash != "" && hash != memos.ContentHash(before) {
+		return nil, writes.RefuseShowing("conflict: "+name+" has changed since it was read (contentHash "+strconv.Quote(hash)+")", current(target, before))
 	}
-	after, was, now, err := c.apply(name, before)
+	// The same call made again (its answer lost, or the client's retry
+	// after it gave up) finds the text this call left: it is not applied
+	// twice. A call with contentHash is a deliberate one.
+	caller, err := m.Others(ctx)
+	if err != nil {
+		return nil, writes.NotDone(err, "learning who the caller is")
+	}
+	digest = c.digest(caller.Me, id)
+	if was, ok := held.Recent(digest); ok && hash == "" && was == memos.ContentHash(before) {
+		o := newObject()
+		o.str("name", name)
+		o.str("contentHash", was)
+		o.str("change", c.kind)
+		o.str("note", "this same edit was made by an earlier try of this call, whose answer may have been lost: nothing new was written. To make it again on purpose, call memo_edit again with contentHash "+was)
+		return structured(o.done(), nil), nil
+	}
+	after, was, now, err := c.apply(target, before)
 	if err != nil {
 		return nil, err
 	}
 	update := append(rawjson.AppendString([]byte(`{"content":`), after), '}')
 	answer, perr := m.Patch(ctx, memoRoute, path+"?updateMask=content", update)
-	if e, ok := memos.AsError(perr); ok && !e.Unsure {
-		return nil, perr
+	if perr != nil && !writes.Unclear(perr) {
+		return nil, writes.NotDone(perr, "")
 	}
 	if perr != nil || rawjson.ParseBytes(answer).Get("content").Str != after {
-		if err := confirm(ctx, m, path, name, before, after, perr); err != nil {
+		err := writes.Settle(ctx, perr, name, func(ctx context.Context) (writes.State, error) {
+			memo, err := writes.Read(ctx, m, memoRoute, path)
+			switch held := memo.Get("content").Str; {
+			case err != nil:
+				return writes.Unknown, err
+			case held == after:
+				return writes.Applied, nil
+			case held == before:
+				return writes.Unapplied, nil
+			}
+			return writes.Unknown, nil // changed by someone else meanwhile
+		})
+		if err != nil {
 			return nil, err
 		}
 	}
+	applied = memos.ContentHash(after)
 	o := newObject()
 	o.str("name", name)
-	o.str("contentHash", memos.ContentHash(after))
+	o.str("contentHash", applied)
 	o.str("change", c.kind)
-	o.str("old", was)
-	o.str("new", now)
-	o.str("previousContent", before)
+	o.str("old", target.Clean(was))
+	o.str("new", target.Clean(now))
+	o.str("previousContent", target.Clean(before))
+	if target.Theirs() {
+		o.str(memos.OtherMember, target.Memo.Get("creator").Str)
+	}
 	return structured(o.done(), nil), nil
+}
+
+// digest is the call's digest for the memo's lock (lease.Lease.Recent):
+// who made it, to which memo, and the change.
+func (c change) digest(me, id string) string {
+	h, _ := blake2b.New256(nil) // fails only for a key over 64 bytes
+	for _, part := range []string{"memos-mcp-edge edit", me, id, c.kind, c.text, c.with} {
+		h.Write([]byte(part))
+		h.Write([]byte{0})
+	}
+	return base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:18])
 }
 
 // current is the part of a refusal that gives the memo's current text and
 // its contentHash, for the model to start again from.
-func current(content string) string {
-	return " Its contentHash is now " + strconv.Quote(memos.ContentHash(content)) + " and its current text follows:\n" + content
-}
-
-// confirm reads a memo back after a write whose outcome is unclear (cause:
-// no answer, or an answer without the new text) and returns nil when the
-// memo holds the new text, else the error that says what to do.
-func confirm(ctx context.Context, m Memos, path, name, before, after string, cause error) error {
-	why := "Memos' answer did not hold the new text"
-	if cause != nil {
-		why = cause.Error()
-	}
-	body, err := m.Get(ctx, memoRoute, path)
-	if err != nil {
-		return fail("the edit of " + name + " may have been made (" + why + "), and reading it back failed (" + err.Error() + "): read the memo before retrying")
-	}
-	switch rawjson.ParseBytes(body).Get("content").Str {
-	case after:
-		return nil
-	case before:
-		return fail("the edit of " + name + " was not made (" + why + "): the memo is unchanged, so retrying is safe")
-	}
-	return fail(name + " was changed by someone else while it was edited (" + why + "): read it before retrying")
+func current(target writes.Target, content string) string {
+	return "Its contentHash is now " + strconv.Quote(memos.ContentHash(content)) + " and its current text follows:\n" + target.Text(content)
 }
 
 // apply applies the change to a memo's content and returns the new content
 // and the passage before and after the change. Lines added take the memo's
 // own line ending.
-func (c change) apply(name, content string) (after, was, now string, err error) {
+func (c change) apply(target writes.Target, content string) (after, was, now string, err error) {
+	name := target.Name()
 	eol := lineEnding(content)
 	text := withEnding(c.text, eol)
 	switch c.kind {
@@ -156,7 +187,7 @@ func (c change) apply(name, content string) (after, was, now string, err error) 
 	case "replace":
 		switch n := strings.Count(content, text); {
 		case n == 0:
-			return "", "", "", fail("replace.old does not occur in " + name + ": quote the passage exactly as it is now." + current(content))
+			return "", "", "", writes.RefuseShowing("replace.old does not occur in "+name+": quote the passage exactly as it is now", current(target, content))
 		case n > 1:
 			return "", "", "", fail("replace.old occurs " + strconv.Itoa(n) + " times in " + name + ": quote more of the text around the passage you mean, so that it occurs once")
 		}

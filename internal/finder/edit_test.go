@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/lease"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 )
@@ -20,7 +21,9 @@ const editPath = "/api/v1/memos/e"
 // once, and reads the memo back when a write's outcome is unclear. It asks
 // Memos at most memosRequests times.
 func TestMemoEdit(t *testing.T) {
-	read, write := editPath, "PATCH "+editPath+"?updateMask=content"
+	// me is who the caller is, for the call's digest: the caller check
+	// answers it in the Worker, without a request.
+	read, me, write := editPath, "/api/v1/auth/me", "PATCH "+editPath+"?updateMask=content"
 	for _, tc := range []struct {
 		name    string
 		content string
@@ -44,9 +47,9 @@ func TestMemoEdit(t *testing.T) {
 		{name: "replace across CRLF lines", content: "one\r\ntwo\r\nthree", args: map[string]any{"replace": map[string]any{"old": "one\ntwo", "new": "1\n2"}},
 			after: "1\r\n2\r\nthree", was: "one\r\ntwo", now: "1\r\n2"},
 		{name: "a passage that is not there", content: "the dog sat", args: map[string]any{"replace": map[string]any{"old": "cat", "new": "dog"}},
-			fails: []string{"replace.old does not occur in memos/e", memos.ContentHash("the dog sat"), "current text follows:\nthe dog sat"}, asked: []string{read}},
+			fails: []string{"replace.old does not occur in memos/e", memos.ContentHash("the dog sat"), "current text follows:\nthe dog sat"}, asked: []string{read, me}},
 		{name: "a passage twice", content: "cat and cat", args: map[string]any{"replace": map[string]any{"old": "cat", "new": "dog"}},
-			fails: []string{"occurs 2 times in memos/e", "quote more of the text around"}, asked: []string{read}},
+			fails: []string{"occurs 2 times in memos/e", "quote more of the text around"}, asked: []string{read, me}},
 		{name: "check", content: "- [ ] milk\n- [ ] eggs", args: map[string]any{"check": "eggs"}, after: "- [ ] milk\n- [x] eggs", was: "- [ ] eggs", now: "- [x] eggs"},
 		{name: "uncheck an indented task", content: "list\n  * [X] done\n", args: map[string]any{"uncheck": "done"}, after: "list\n  * [ ] done\n", was: "  * [X] done", now: "  * [ ] done"},
 		{name: "check by part of the text", content: "- [ ] buy milk and bread", args: map[string]any{"check": "milk"}, after: "- [x] buy milk and bread", was: "- [ ] buy milk and bread", now: "- [x] buy milk and bread"},
@@ -56,14 +59,16 @@ func TestMemoEdit(t *testing.T) {
 		{name: "check in CRLF lines", content: "- [ ] a\r\n- [ ] b\r\n", args: map[string]any{"check": "b"}, after: "- [ ] a\r\n- [x] b\r\n", was: "- [ ] b", now: "- [x] b"},
 		{name: "a task in a code block is none", content: "```\n- [ ] x\n```\n- [ ] x", args: map[string]any{"check": "x"}, after: "```\n- [ ] x\n```\n- [x] x", was: "- [ ] x", now: "- [x] x"},
 		{name: "a task twice", content: "- [ ] call\n- [ ] call", args: map[string]any{"check": "call"},
-			fails: []string{`2 open tasks of memos/e read "call"`, "with replace"}, asked: []string{read}},
+			fails: []string{`2 open tasks of memos/e read "call"`, "with replace"}, asked: []string{read, me}},
 		{name: "a part of two tasks", content: "- [ ] oat milk\n- [ ] soy milk", args: map[string]any{"check": "milk"},
-			fails: []string{`2 open tasks of memos/e contain "milk"`, "- [ ] oat milk\n- [ ] soy milk"}, asked: []string{read}},
-		{name: "a task already checked", content: "- [x] milk", args: map[string]any{"check": "milk"}, fails: []string{`the task "milk" of memos/e is already checked`}, asked: []string{read}},
+			fails: []string{`2 open tasks of memos/e contain "milk"`, "- [ ] oat milk\n- [ ] soy milk"}, asked: []string{read, me}},
+		{name: "a task already checked", content: "- [x] milk", args: map[string]any{"check": "milk"}, fails: []string{`the task "milk" of memos/e is already checked`}, asked: []string{read, me}},
+		{name: "a task already checked, a longer one open", content: "- [x] buy milk\n- [ ] buy milk and eggs", args: map[string]any{"check": "buy milk"},
+			fails: []string{`the task "buy milk" of memos/e is already checked`, "nothing was written"}, asked: []string{read, me}},
 		{name: "no such task", content: "- [ ] milk\n- [x] eggs", args: map[string]any{"check": "bread"},
-			fails: []string{`no open task of memos/e reads or contains "bread". Its open tasks include:` + "\n- [ ] milk"}, asked: []string{read}},
-		{name: "no task at all", content: "prose", args: map[string]any{"uncheck": "x"}, fails: []string{"memos/e has no checked task"}, asked: []string{read}},
-		{name: "a task without text", content: "- [ ] a", args: map[string]any{"check": "- [ ] "}, fails: []string{"give the task's text"}, asked: []string{read}},
+			fails: []string{`no open task of memos/e reads or contains "bread". Its open tasks include:` + "\n- [ ] milk"}, asked: []string{read, me}},
+		{name: "no task at all", content: "prose", args: map[string]any{"uncheck": "x"}, fails: []string{"memos/e has no checked task"}, asked: []string{read, me}},
+		{name: "a task without text", content: "- [ ] a", args: map[string]any{"check": "- [ ] "}, fails: []string{"give the task's text"}, asked: []string{read, me}},
 		{name: "no change", content: "a", args: map[string]any{}, fails: []string{"give exactly one change", "(0 given)"}, asked: []string{}},
 		{name: "two changes", content: "a", args: map[string]any{"append": "b", "prepend": "c"}, fails: []string{"(2 given)"}, asked: []string{}},
 		{name: "an empty append", content: "a", args: map[string]any{"append": " "}, fails: []string{"append must not be empty"}, asked: []string{}},
@@ -71,11 +76,11 @@ func TestMemoEdit(t *testing.T) {
 		{name: "a stale hash", content: "a\nthe person's line", args: map[string]any{"append": "b", "contentHash": memos.ContentHash("a")},
 			fails: []string{"conflict: memos/e has changed since it was read", memos.ContentHash("a\nthe person's line"), "current text follows:\na\nthe person's line"}, asked: []string{read}},
 		{name: "a lost answer to a write made", content: "a", args: map[string]any{"append": "b"}, lost: &lostAnswer{applied: true},
-			after: "a\nb", now: "b", asked: []string{read, write, read}},
+			after: "a\nb", now: "b", asked: []string{read, me, write, read}},
 		{name: "a lost answer to a write not made", content: "a", args: map[string]any{"append": "b"}, lost: &lostAnswer{},
-			after: "a", fails: []string{"the edit of memos/e was not made (Memos did not answer in time)", "retrying is safe"}, asked: []string{read, write, read}},
+			after: "a", fails: []string{"Memos did not answer in time; reading memos/e back shows the write was not applied", "trying again is safe"}, asked: []string{read, me, write, read}},
 		{name: "a lost answer and no read-back", content: "a", args: map[string]any{"append": "b"}, lost: &lostAnswer{applied: true, gone: true},
-			fails: []string{"the edit of memos/e may have been made (Memos did not answer in time)", "404", "read the memo before retrying"}, asked: []string{read, write, read}},
+			fails: []string{"Memos did not answer in time; it may have been written: read memos/e before trying again"}, asked: []string{read, me, write, read}},
 		{name: "Memos refuses the write", content: "a", args: map[string]any{"append": "b"}, refuse: &memos.Error{Status: 400, Msg: "400 Bad Request: content too long"},
 			after: "a", fails: []string{"400 Bad Request: content too long"}},
 	} {
@@ -87,10 +92,10 @@ func TestMemoEdit(t *testing.T) {
 			for k, v := range tc.args {
 				args[k] = v
 			}
-			got, err, _ := call(&Finder{}, "memo_edit", args, m)
+			got, err, _ := call(&Finder{Locks: &lease.Memory{}}, "memo_edit", args, m)
 			asked := tc.asked
 			if asked == nil {
-				asked = []string{read, write}
+				asked = []string{read, me, write}
 			}
 			if strings.Join(m.asked, "\n") != strings.Join(asked, "\n") || len(m.asked) > memosRequests {
 				t.Errorf("asked\n%s\nwant\n%s", strings.Join(m.asked, "\n"), strings.Join(asked, "\n"))
@@ -107,8 +112,8 @@ func TestMemoEdit(t *testing.T) {
 						t.Errorf("error %q does not say %q", err, s)
 					}
 				}
-				if e, ok := memos.AsError(err); ok != (tc.refuse != nil) || ok && e != tc.refuse {
-					t.Errorf("error %#v: Memos' own errors pass as they are, the tool's are plain", err)
+				if e, ok := memos.AsError(err); tc.refuse != nil && e != tc.refuse || tc.refuse == nil && tc.lost == nil && ok {
+					t.Errorf("error %#v: Memos' own errors are kept inside, the tool's are plain", err)
 				}
 				return
 			}
@@ -184,40 +189,35 @@ func TestMemoEditConcurrent(t *testing.T) {
 	if len(lines) != 51 {
 		t.Errorf("%d lines after 50 appends to one: %q", len(lines), lines)
 	}
-	if len(edits.memos) != 0 {
-		t.Errorf("%d locks left after the edits ended", len(edits.memos))
-	}
 }
 
-// The locks' map holds at most maxEditing memos, each only while an edit
-// of it runs or waits; a call that waits gives up when its context ends.
-func TestEditLocks(t *testing.T) {
-	var l locks
-	var unlocks []func()
-	for i := range maxEditing {
-		unlock, err := l.lock(t.Context(), strconv.Itoa(i))
-		if err != nil {
-			t.Fatal(err)
-		}
-		unlocks = append(unlocks, unlock)
-	}
-	if _, err := l.lock(t.Context(), "one more"); err == nil || !strings.Contains(err.Error(), "too many memos are being edited at once") {
-		t.Errorf("lock past the bound: %v", err)
-	}
-	ctx, cancel := context.WithCancel(t.Context())
-	cancel()
-	if _, err := l.lock(ctx, "0"); err == nil || !strings.Contains(err.Error(), "the call ended") {
-		t.Errorf("lock of a held memo by an ended call: %v", err)
-	}
-	for _, unlock := range unlocks {
-		unlock()
-	}
-	if len(l.memos) != 0 {
-		t.Errorf("%d memos left in the map", len(l.memos))
-	}
-	unlock, err := l.lock(t.Context(), "one more")
-	if err != nil {
+// The same edit made again, its first answer lost, is recognised by its
+// digest (kept with the memo's lock) and not applied twice; made again on
+// purpose, with the contentHash of the text it finds, it is.
+func TestMemoEditRetried(t *testing.T) {
+	m := newFake()
+	m.answers[editPath] = `{"name":"memos/e","content":"list","creator":"users/alice"}`
+	f := &Finder{Locks: &lease.Memory{}}
+	append := map[string]any{"memo": "e", "append": "- milk"}
+	if _, err, _ := call(f, "memo_edit", append, m); err != nil {
 		t.Fatal(err)
 	}
-	unlock()
+	got, err, _ := call(f, "memo_edit", append, m)
+	content := rawjson.Parse(m.answers[editPath]).Get("content").Str
+	if err != nil || content != "list\n- milk" || !strings.Contains(string(got), "nothing new was written") {
+		t.Fatalf("the same call again: %q, %s, %v", content, got, err)
+	}
+	again := map[string]any{"memo": "e", "append": "- milk", "contentHash": memos.ContentHash(content)}
+	if _, err, _ := call(f, "memo_edit", again, m); err != nil {
+		t.Fatal(err)
+	}
+	if content := rawjson.Parse(m.answers[editPath]).Get("content").Str; content != "list\n- milk\n- milk" {
+		t.Errorf("made again on purpose: %q", content)
+	}
+	// Another change, or the same one after the person changed the text,
+	// is applied.
+	m.answers[editPath] = `{"name":"memos/e","content":"list, rewritten","creator":"users/alice"}`
+	if _, err, _ := call(f, "memo_edit", append, m); err != nil || rawjson.Parse(m.answers[editPath]).Get("content").Str != "list, rewritten\n- milk" {
+		t.Errorf("after the person's change: %v, %q", err, rawjson.Parse(m.answers[editPath]).Get("content").Str)
+	}
 }

@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/lease"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 )
@@ -57,6 +58,9 @@ type Finder struct {
 	// Zone is the IANA time zone of days and times when a call names
 	// none (TIMEZONE); "" is UTC.
 	Zone string
+	// Locks are the memos' locks, which every write of a memo takes
+	// (package writes); nil is this process's alone.
+	Locks lease.Locker
 }
 
 func (f *Finder) now() time.Time {
@@ -82,8 +86,9 @@ func (f *Finder) zone(name string) (zone, error) {
 }
 
 // memosRequests is the most Memos requests one call of these tools makes:
-// memo_edit's read, write and read-back of an unclear write.
-const memosRequests = 3
+// memo_edit's read, who the caller is (which the caller check answers in
+// the Worker), the write and the read-back of an unclear write.
+const memosRequests = 4
 
 // str returns a string argument, "" when absent.
 func str(args map[string]any, name string) string {

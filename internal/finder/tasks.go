@@ -33,7 +33,8 @@ func parseTask(line string) (task, bool) {
 const maxTasksNamed = 10
 
 // findTask finds the one task of content, checked or not (done), whose
-// text is want, or else the one whose text contains it. Lines inside fenced
+// text is want, or else the one whose text contains it; a task whose
+// text is want in the other state wins over one that contains it. Lines inside fenced
 // code blocks are not tasks. want may be given as a whole task line.
 func findTask(name, content, want string, done bool) (task, error) {
 	if t, ok := parseTask(want); ok {
@@ -88,6 +89,10 @@ func findTask(name, content, want string, done bool) (task, error) {
 		return exact, nil
 	case exactN > 1:
 		return task{}, fail(strconv.Itoa(exactN) + " " + state + " tasks of " + name + " read " + strconv.Quote(want) + ": change the one you mean with replace, quoting it with the text around it")
+	case otherN > 0:
+		// Exactly this text, already done: not a longer task that
+		// contains it ("buy milk" checked, "buy milk and eggs" open).
+		return task{}, fail("the task " + strconv.Quote(want) + " of " + name + " is already " + other + "; nothing was written")
 	case partialN == 1:
 		return partial[0], nil
 	case partialN > 1:
@@ -96,8 +101,6 @@ func findTask(name, content, want string, done bool) (task, error) {
 			lines[i] = content[t.start:t.end]
 		}
 		return task{}, fail(strconv.Itoa(partialN) + " " + state + " tasks of " + name + " contain " + strconv.Quote(want) + ": give the whole text of the one you mean. They include:\n" + strings.Join(lines, "\n"))
-	case otherN > 0:
-		return task{}, fail("the task " + strconv.Quote(want) + " of " + name + " is already " + other)
 	case len(named) == 0:
 		return task{}, fail(name + " has no " + state + " task")
 	}

@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"context"
+
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/jsonrpc"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 )
@@ -21,22 +23,24 @@ const confirmKey = "confirm"
 
 // confirmation is what toolsCall does about a call's confirmation: run it,
 // or answer with reply.
-func (h *Handler) confirmation(c *call, tools Tools, name string, args rawjson.Value) (reply, bool) {
+func (h *Handler) confirmation(ctx context.Context, c *call, tools Tools, name string, args rawjson.Value) (reply, bool) {
 	if !c.modern || !c.msg.Params.Get("_meta").Get(metaClientCaps).Get("elicitation").Exists() {
 		return reply{}, false
 	}
-	question := tools.Confirm(name, args)
+	// An answer is read first: the question (which may read Memos) is
+	// asked for on the first round only.
+	answer := c.msg.Params.Get("inputResponses").Get(confirmKey)
+	switch {
+	case answer.Exists() && (answer.Get("action").Str != "accept" || answer.Get("content").Get(confirmKey).Kind != rawjson.True):
+		return h.ok(c, toolError("the person did not confirm "+name+": nothing was done")), true
+	case answer.Exists():
+		return reply{}, false
+	}
+	question := tools.Confirm(ctx, name, args, c.req.Header.Get("authorization"))
 	if question == "" {
 		return reply{}, false
 	}
-	answer := c.msg.Params.Get("inputResponses").Get(confirmKey)
-	switch {
-	case !answer.Exists():
-		return h.inputRequired(c, question), true
-	case answer.Get("action").Str != "accept" || answer.Get("content").Get(confirmKey).Kind != rawjson.True:
-		return h.ok(c, toolError("the person did not confirm "+name+": nothing was done")), true
-	}
-	return reply{}, false
+	return h.inputRequired(c, question), true
 }
 
 // inputRequired answers c with the form that asks question.

@@ -48,7 +48,7 @@ func (fakeTools) Call(_ context.Context, name string, args rawjson.Value, auth s
 }
 
 // Confirm asks before an echo that says "delete".
-func (fakeTools) Confirm(name string, args rawjson.Value) string {
+func (fakeTools) Confirm(_ context.Context, name string, args rawjson.Value, _ string) string {
 	if name == "echo" && args.Get("delete").Kind == rawjson.True {
 		return "Delete it for good?"
 	}

@@ -27,7 +27,7 @@ func (t memosTools) ListJSON() []byte {
 	return []byte(list + "]")
 }
 
-func (memosTools) Confirm(string, rawjson.Value) string { return "" }
+func (memosTools) Confirm(context.Context, string, rawjson.Value, string) string { return "" }
 
 func (memosTools) Call(context.Context, string, rawjson.Value, string) ([]byte, error) {
 	return nil, errors.New("unknown tool")

@@ -90,9 +90,10 @@ type Tools interface {
 	// or asked to wait (its 429).
 	Call(ctx context.Context, name string, args rawjson.Value, authorization string) ([]byte, error)
 	// Confirm returns the question to put to the person before the named
-	// tool runs with args ("" for a tool that needs none): a tool that
-	// deletes for good.
-	Confirm(name string, args rawjson.Value) string
+	// tool runs with args for the caller with this Authorization ("" for a
+	// tool that needs none): a tool that deletes for good. It may read
+	// Memos, to show what would go.
+	Confirm(ctx context.Context, name string, args rawjson.Value, authorization string) string
 }
 
 // Handler answers POST requests at the MCP endpoint. It holds no per-client

@@ -210,7 +210,7 @@ func (h *Handler) toolsCall(ctx context.Context, c *call) reply {
 		}
 		return h.invalid(c, "unknown tool: "+rawjson.Quote(name.Str))
 	}
-	if r, asked := h.confirmation(c, tools, name.Str, c.msg.Params.Get("arguments")); asked {
+	if r, asked := h.confirmation(ctx, c, tools, name.Str, c.msg.Params.Get("arguments")); asked {
 		return r
 	}
 	result, err := tools.Call(ctx, name.Str, c.msg.Params.Get("arguments"), c.req.Header.Get("authorization"))

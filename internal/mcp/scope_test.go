@@ -14,8 +14,8 @@ import (
 // whose only tool, echo, stands for a tool that writes.
 type readOnlyTools struct{}
 
-func (readOnlyTools) ListJSON() []byte                     { return []byte(`[]`) }
-func (readOnlyTools) Confirm(string, rawjson.Value) string { return "" }
+func (readOnlyTools) ListJSON() []byte                                              { return []byte(`[]`) }
+func (readOnlyTools) Confirm(context.Context, string, rawjson.Value, string) string { return "" }
 
 func (readOnlyTools) Call(context.Context, string, rawjson.Value, string) ([]byte, error) {
 	return nil, errors.New("unknown tool")

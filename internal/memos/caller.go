@@ -47,6 +47,13 @@ func (m Caller) Patch(ctx context.Context, route, path string, body []byte) ([]b
 	return m.json(ctx, r)
 }
 
+// Delete sends DELETE to path (escaped) and returns Memos' failure, if
+// any.
+func (m Caller) Delete(ctx context.Context, route, path string) error {
+	_, err := m.c.Send(ctx, m.request("DELETE", route, path, ""))
+	return err
+}
+
 // json sends r and returns its answer, which must be JSON.
 func (m Caller) json(ctx context.Context, r Request) ([]byte, error) {
 	resp, err := m.c.Send(ctx, r)

@@ -23,6 +23,12 @@ type Tool struct {
 	Params      []Param // path and query parameters, in template order then name order
 	HasBody     bool    // the request body is the "body" argument
 	ReadOnly    bool    // annotated readOnlyHint: the tool changes nothing
+	// Guard names the function of package tools that runs the tool in
+	// place of a plain request (spec/curation.json); every write has one.
+	Guard string
+	// Confirm names the function of package tools that asks the person
+	// before the tool runs, where the client can; "" for none.
+	Confirm string
 	// Handwritten is a tool of package finder, which runs it; it has no
 	// route of its own (Method, Path and Params are empty). nil for the
 	// generated tools.

@@ -2,54 +2,44 @@ package tools
 
 import (
 	"context"
-	"errors"
-	"strconv"
 	"strings"
 
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/writes"
 )
 
 // setAttachments is memo_set_memo_attachments that deletes nothing untold.
 // Memos replaces a memo's attachment list and deletes the files of those
 // left out, and moves an attachment of another memo to this one; so the
 // memo's own attachments are kept unless removeOthers says otherwise, and
-// an attachment of another memo is refused. Each attachment is named by
-// its name alone: its filename and type come from Memos. The result lists
-// the attachments the memo has and those removed.
+// an attachment of another memo, or one that does not exist, is refused
+// (writes.Attachments). Each attachment is named by its name alone: its
+// filename and type come from Memos. The result lists the attachments the
+// memo has and those removed; an unclear outcome is settled by reading the
+// memo back.
 func (tb *Table) setAttachments(ctx context.Context, t *tool, a arguments, authorization string) ([]byte, error) {
 	r, err := t.request(a, authorization)
 	if err != nil {
 		return nil, err
 	}
+	m := tb.caller(t, authorization)
 	memoPath, _, _ := strings.Cut(strings.TrimSuffix(r.Path, "/attachments"), "?")
-	memo, err := tb.read(ctx, t, authorization, memoRoute, memoPath)
+	memo, err := writes.Read(ctx, m, writes.MemoRoute, memoPath)
+	if err != nil {
+		return nil, writes.NotDone(err, "")
+	}
+	name := memo.Get("name").Str
+	given := rawjson.Parse(a.bodyRaw).Get("attachments").Array()
+	metas, err := writes.Attachments(ctx, m, given, name, "body.attachments")
 	if err != nil {
 		return nil, err
 	}
-	given := rawjson.Parse(a.bodyRaw).Get("attachments").Array()
-	if len(given) > maxLinked {
-		return nil, errors.New("body.attachments may hold at most " + strconv.Itoa(maxLinked) + " attachments in one call")
-	}
-	name := memo.Get("name").Str
 	kept, names := map[string]bool{}, []string(nil) // names in the order of the list
 	list := []byte{'['}
-	for _, at := range given {
-		an := at.Get("name").Str
-		id, ok := strings.CutPrefix(an, "attachments/")
-		if !ok || !memos.ValidID(id) {
-			return nil, errors.New("body.attachments: " + strconv.Quote(an) + " is not an attachment's name (attachments/abc); nothing was changed")
-		}
-		meta, err := tb.read(ctx, t, authorization, attachmentRoute, attachmentPath(id))
-		if err != nil {
-			return nil, err
-		}
-		if owner := meta.Get("memo").Str; owner != "" && owner != name {
-			return nil, errors.New(an + " belongs to " + owner + ": setting it here would take it from there; nothing was changed")
-		}
-		if !kept[an] {
+	for i, at := range given {
+		if an := at.Get("name").Str; !kept[an] {
 			kept[an], names = true, append(names, an)
-			list = appendItem(list, attachmentRef(an, meta))
+			list = appendItem(list, attachmentRef(an, metas[i]))
 		}
 	}
 	removeOthers, _ := a.values["removeOthers"].(bool)
@@ -66,14 +56,47 @@ func (tb *Table) setAttachments(ctx context.Context, t *tool, a arguments, autho
 		}
 	}
 	r.Body = []byte(`{"attachments":` + string(append(list, ']')) + `}`)
-	if _, err := tb.memos.Send(ctx, r); err != nil {
-		return nil, err
-	}
 	b := []byte(`{"ok":true,"attachments":`)
 	b = appendNames(b, names)
 	b = append(b, `,"removed":`...)
 	b = appendNames(b, removed)
+	if _, err := tb.confirmed(ctx, r); err != nil {
+		if !writes.Unclear(err) {
+			return nil, writes.NotDone(err, "")
+		}
+		after, rerr := writes.Read(ctx, m, writes.MemoRoute, memoPath)
+		switch {
+		case rerr != nil:
+			return nil, writes.MayBeDone(err, name)
+		case writes.Holds(after.Get("attachments"), rawjson.Parse(namesList(names))):
+			b = append(b, `,"note":`...)
+			b = rawjson.AppendString(b, "Memos' answer was lost on the way; reading "+name+" back shows the attachments set")
+		case writes.Holds(after.Get("attachments"), rawjson.Parse(namesList(attachmentNames(memo)))):
+			return nil, writes.NotDone(err, "reading "+name+" back shows its attachments unchanged")
+		default:
+			return nil, writes.MayBeDone(err, name+" (its attachments are neither as they were nor as set)")
+		}
+	}
 	return result(append(b, '}')), nil
+}
+
+// attachmentNames lists the names of a memo's attachments.
+func attachmentNames(memo rawjson.Value) []string {
+	var names []string
+	for _, at := range memo.Get("attachments").Array() {
+		names = append(names, at.Get("name").Str)
+	}
+	return names
+}
+
+// namesList is a JSON array of objects that name attachments, as Memos
+// lists a memo's.
+func namesList(names []string) string {
+	b := []byte{'['}
+	for _, n := range names {
+		b = appendItem(b, []byte(`{"name":`+rawjson.Quote(n)+`}`))
+	}
+	return string(append(b, ']'))
 }
 
 // attachmentRef is an attachment as the list sent to Memos names it: its

@@ -2,52 +2,85 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/random"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/writes"
 )
 
-// maxLinked bounds the relations of a create, and the attachments of
-// memo_set_memo_attachments, that a guard checks one request each.
-const maxLinked = 10
+// creation is what a create tool makes: the argument of its id, the kind
+// of object, and where it is read back.
+type creation struct {
+	idParam, kind, route string
+	path                 func(id string) string
+}
+
+var (
+	memoCreation       = creation{"memoId", "memo", writes.MemoRoute, writes.MemoPath}
+	commentCreation    = creation{"commentId", "comment", writes.MemoRoute, writes.MemoPath}
+	attachmentCreation = creation{"attachmentId", "attachment", writes.AttachmentRoute, writes.AttachmentPath}
+)
 
 // create is memo_create_memo, memo_create_memo_comment and
-// attachment_create_attachment made whole or not at all, once. The gateway
-// chooses the new object's id when the model gives none (callID, random
-// for an attachment), so that
-// when the answer is lost (no answer, one not from Memos, an empty one) it
-// can read the object back by that id and answer with what is there; a
-// retry with the same id, or the same call made again, that Memos refuses
-// as existing (409) answers with the object too, and so does the same call
-// made again after the id's ten minutes changed, which finds the object
-// under the earlier window's id (one read). A memo or comment is refused before anything is written when it
-// carries file bytes (which Memos would refuse after making the memo) or a
-// relation to a memo that does not exist (likewise); a comment that Memos
-// failed half-way, leaving a memo of its own, has that memo deleted.
+// attachment_create_attachment made whole or not at all, once, and never
+// over another object. Its plan reads what the call names: the memo a
+// comment goes under (a comment takes that memo's visibility in Memos, so
+// another one asked for is refused), the attachments (they must exist and
+// belong to no memo: naming another memo's file would take it from
+// there) and the related memos, and what holds the id the call gives. An
+// id already holding the caller's object with this call's content is an
+// earlier try's, answered with that object; one holding anything else is
+// refused. Without an id the gateway derives one from the call (callID;
+// random for an attachment, the same file may well go to two memos), so
+// that the same call made again meets Memos' 409 and the object it made,
+// also across the id's ten-minute turn (one read under the window
+// before's). An unclear outcome is settled by reading the id back; a
+// comment Memos failed half-way, left as a memo of its own, is deleted:
+// it is this call's own, under an id this call chose or found free.
 func (tb *Table) create(ctx context.Context, t *tool, a arguments, authorization string) ([]byte, error) {
-	idParam, kind, readRoute := "memoId", "memo", memoRoute
+	c := memoCreation
 	switch t.def.Name {
 	case "memo_create_memo_comment":
-		idParam, kind = "commentId", "comment"
+		c = commentCreation
 	case "attachment_create_attachment":
-		idParam, kind, readRoute = "attachmentId", "attachment", attachmentRoute
+		c = attachmentCreation
 	}
-	if kind != "attachment" {
-		if err := tb.checkLinks(ctx, t, authorization, rawjson.Parse(a.bodyRaw)); err != nil {
+	m := tb.caller(t, authorization)
+	body := rawjson.Parse(a.bodyRaw)
+	var me, parent string
+	want := rawjson.Parse(`{"filename":` + rawjson.Quote(body.Get("filename").Str) + `,"type":` + rawjson.Quote(body.Get("type").Str) + `}`)
+	if n := len(body.Get("attachments").Array()) + len(body.Get("relations").Array()); n > writes.MaxLinked {
+		return nil, writes.Refuse("body may name at most " + strconv.Itoa(writes.MaxLinked) + " attachments and relations together (" + strconv.Itoa(n) + " given); add more afterwards with memo_set_memo_attachments and memo_set_memo_relations")
+	}
+	if c.kind != "attachment" {
+		o, err := m.Others(ctx)
+		if err != nil {
+			return nil, writes.NotDone(err, "learning who the caller is")
+		}
+		me, want = o.Me, rawjson.Parse(`{"content":`+rawjson.Quote(body.Get("content").Str)+`}`)
+		if parent, err = tb.planCreate(ctx, m, c, a, body); err != nil {
 			return nil, err
 		}
 	}
-	id, _ := a.values[idParam].(string)
+	id, _ := a.values[c.idParam].(string)
+	if problem := writes.CheckNewID(id); id != "" && problem != "" {
+		return nil, writes.Refuse(c.idParam + " " + strconv.Quote(id) + " " + problem + ", as Memos takes ids")
+	}
 	switch {
 	case id != "":
-	case kind == "attachment":
-		// Random: the same file may well be uploaded for two memos, and
-		// an attachment belongs to one.
+		made, obj, err := writes.Look(ctx, m, c.route, c.path(id), me, parent, want)
+		switch {
+		case err != nil:
+			return nil, writes.NotDone(err, "reading what holds the id "+strconv.Quote(id))
+		case made == writes.Ours:
+			return existed(obj, c.idParam), nil
+		case made == writes.Taken:
+			return nil, writes.TakenID(c.kind, c.idParam, id)
+		}
+	case c.kind == "attachment":
 		id = random.Text()
 	default:
 		path, err := buildPath(t.prep.segments, a.values)
@@ -59,113 +92,124 @@ func (tb *Table) create(ctx context.Context, t *tool, a arguments, authorization
 		// The same call made in the ten minutes before may have its id
 		// from the window before this one.
 		earlier := callID(t.def.Name, authorization, path, a.bodyRaw, now.Add(-idWindow*time.Second))
-		made, err := tb.read(ctx, t, authorization, memoRoute, memoPath(earlier))
+		made, obj, err := writes.Look(ctx, m, c.route, c.path(earlier), me, parent, want)
 		switch {
-		case err == nil:
-			return existed(made, idParam), nil
-		case status(err) != 404:
-			return nil, errors.New(err.Error() + "; nothing was created")
+		case err != nil:
+			return nil, writes.NotDone(err, "reading what an earlier try may have made")
+		case made == writes.Ours && (body.Get("createTime").Exists() || within(obj, now)):
+			return existed(obj, c.idParam), nil
 		}
 	}
-	a.values[idParam] = id
-	readPath := memoPath(id)
-	if kind == "attachment" {
-		readPath = attachmentPath(id)
-	}
-	retry := " (a retry with " + idParam + " " + strconv.Quote(id) + " cannot make a second " + kind + ")"
-	r, resp, err := tb.send(ctx, t, a, authorization)
-	if err == nil {
-		var obj []byte
-		if obj, _, err = tb.object(r, resp); err == nil && !emptyAnswer(resp) {
-			return result(obj), nil
-		}
-	}
-	switch {
-	case status(err) == 409, kind == "attachment" && status(err) >= 500 && !unclear(err):
-		// Memos v0.30 answers an attachment id taken with a 500 (a
-		// unique constraint), not its 409.
-		made, rerr := tb.read(ctx, t, authorization, readRoute, readPath)
-		if rerr != nil {
-			return nil, errors.New(err.Error() + "; nothing was created")
-		}
-		return existed(made, idParam), nil
-	case kind == "comment" && status(err) >= 500 && !unclear(err):
-		made, err := tb.removeStray(ctx, t, authorization, readPath, err)
-		if err != nil {
-			return nil, err
-		}
-		return result(compact(made)), nil
-	case err != nil && !unclear(err):
-		return nil, errors.New(err.Error() + "; nothing was created")
-	}
-	// The outcome is unclear: what Memos holds under the id tells.
-	made, rerr := tb.read(ctx, t, authorization, readRoute, readPath)
-	switch {
-	case status(rerr) == 404:
-		return nil, settled(err, "reading it back by its id shows nothing was created: trying again is safe"+retry, false)
-	case rerr != nil:
-		return nil, settled(err, "the "+kind+" may have been created: read "+kind+"s/"+id+" before trying again"+retry, true)
-	case kind == "comment" && made.Get("parent").Str == "":
-		_, err := tb.removeStray(ctx, t, authorization, readPath, err)
+	a.values[c.idParam] = id
+	r, err := t.request(a, authorization)
+	if err != nil {
 		return nil, err
 	}
-	return result(withMember(compact(made), "note", rawjson.AppendString(nil, "Memos' answer was lost on the way; this is what it stored"))), nil
+	obj, err := tb.confirmed(ctx, r)
+	if err == nil {
+		return result(obj), nil
+	}
+	if err != nil && !writes.Unclear(err) && writes.Status(err) != 409 && writes.Status(err) < 500 {
+		return nil, writes.NotDone(err, "")
+	}
+	return tb.settleCreate(ctx, m, c, id, me, parent, want, err)
+}
+
+// settleCreate reads back the id of a create that Memos did not answer
+// with the object (cause: its failure, or an empty answer), and
+// answers with what it holds: the call's object, made whole; nothing,
+// safe to retry; or another object under the id.
+func (tb *Table) settleCreate(ctx context.Context, m memos.Caller, c creation, id, me, parent string, want rawjson.Value, cause error) ([]byte, error) {
+	name := c.kind + "s/" + id
+	if c.kind == "comment" {
+		name = "memos/" + id
+	}
+	obj, err := writes.Read(ctx, m, c.route, c.path(id))
+	switch {
+	case writes.Status(err) == 404 && writes.Status(cause) == 409:
+		return nil, writes.TakenID(c.kind, c.idParam, id) // by an object the caller cannot see
+	case writes.Status(err) == 404:
+		return nil, writes.NotDone(cause, "reading "+name+" back shows nothing was made")
+	case err != nil:
+		return nil, writes.MayBeDone(cause, name+" (a retry with "+c.idParam+" "+strconv.Quote(id)+" cannot make a second "+c.kind+")")
+	}
+	if writes.Whose(obj, me, "", want) == writes.Taken {
+		if writes.Status(cause) == 409 {
+			return nil, writes.TakenID(c.kind, c.idParam, id)
+		}
+		return nil, writes.NotDone(cause, name+" holds another object than this call's")
+	}
+	if c.kind == "comment" && obj.Get("parent").Str == "" {
+		return nil, tb.removeStray(ctx, m, name, id, cause)
+	}
+	if parent != "" && obj.Get("parent").Str != parent {
+		return nil, writes.NotDone(cause, name+" is a comment on "+obj.Get("parent").Str+", not on "+parent)
+	}
+	switch {
+	case writes.Status(cause) == 409:
+		return existed(obj, c.idParam), nil
+	case cause != nil && !writes.Unclear(cause):
+		return result(withMember(compact(obj), "note", rawjson.AppendString(nil, "Memos reported a failure ("+cause.Error()+") but stored the "+c.kind+" whole; this is what it stored"))), nil
+	}
+	return result(withMember(compact(obj), "note", rawjson.AppendString(nil, "Memos' answer was lost on the way; this is what it stored"))), nil
+}
+
+// planCreate reads what a memo or comment names before it is made: the
+// memo a comment goes under, its attachments and its relations (at most
+// writes.MaxLinked of both). It returns the parent's name for a comment.
+func (tb *Table) planCreate(ctx context.Context, m memos.Caller, c creation, a arguments, body rawjson.Value) (string, error) {
+	var parent string
+	if c.kind == "comment" {
+		id, err := pathID("memo", str(a.values["memo"]), "memos/")
+		if err != nil {
+			return "", err
+		}
+		memo, err := writes.Read(ctx, m, writes.MemoRoute, writes.MemoPath(id))
+		if err != nil {
+			return "", writes.NotDone(err, "reading memos/"+id)
+		}
+		parent = memo.Get("name").Str
+		if v, asked := memo.Get("visibility").Str, body.Get("visibility").Str; asked != "" && asked != v {
+			return "", writes.Refuse("a comment takes the visibility of its memo in Memos, and " + parent + " is " + v + ", not " + asked + ": leave visibility out, or change the memo's")
+		}
+	}
+	if _, err := writes.Attachments(ctx, m, body.Get("attachments").Array(), "", "body.attachments"); err != nil {
+		return "", err
+	}
+	return parent, writes.Relations(ctx, m, body.Get("relations").Array(), "body.relations")
+}
+
+// str is a string argument's value, "" for another type.
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+// within reports whether obj was made in the idWindow before now: the
+// same call made again meets its first object within exactly that window,
+// not up to twice as long. (A create that gives its createTime is told
+// by its id alone.)
+func within(obj rawjson.Value, now time.Time) bool {
+	made, ok := writes.Instant(obj.Get("createTime").Str)
+	return ok && now.Sub(made) <= idWindow*time.Second
 }
 
 // existed is the result of a create that met the object an earlier try of
 // the same call made (idParam names the id a model gives for a second one).
 func existed(made rawjson.Value, idParam string) []byte {
-	return result(withMember(compact(made), "note", rawjson.AppendString(nil, "it existed already, made by an earlier try of this call: nothing new was created (to make a second one alike, give an "+idParam+" of your own)")))
+	note := "it existed already, made by an earlier try of this same call: nothing new was created. To make a second one alike on purpose, give an " + idParam + " of your own"
+	if made.Get("state").Str == "ARCHIVED" {
+		note += ". It has been archived since"
+	}
+	return result(withMember(compact(made), "note", rawjson.AppendString(nil, note)))
 }
 
-// checkLinks refuses a memo or comment whose body Memos would take half:
-// attachments with file bytes or without a name, and relations to memos
-// that do not exist (one read each, at most maxLinked).
-func (tb *Table) checkLinks(ctx context.Context, t *tool, authorization string, body rawjson.Value) error {
-	for i, at := range body.Get("attachments").Array() {
-		switch {
-		case at.Get("content").Exists():
-			return errors.New("body.attachments[" + strconv.Itoa(i) + "] carries the file's bytes, which Memos would refuse after making the memo: upload the file with attachment_create_attachment, then name it here (its name, attachments/…); nothing was created")
-		case at.Get("name").Str == "":
-			return errors.New("body.attachments[" + strconv.Itoa(i) + "] names no attachment: upload the file with attachment_create_attachment, then name it here (its name, attachments/…); nothing was created")
-		}
+// removeStray deletes the comment this call made (name, under the id
+// it chose or found free, holding its text) that Memos failed half-way and
+// left standing as a memo of its own, visible as such.
+func (tb *Table) removeStray(ctx context.Context, m memos.Caller, name, id string, cause error) error {
+	if err := m.Delete(ctx, writes.MemoRoute, writes.MemoPath(id)); err != nil {
+		return writes.MayBeDone(cause, name+" (Memos made the comment as a memo of its own, and deleting it failed too: delete it with memo_delete_memo)")
 	}
-	relations := body.Get("relations").Array()
-	if len(relations) > maxLinked {
-		return errors.New("body.relations may hold at most " + strconv.Itoa(maxLinked) + " relations; set more afterwards with memo_set_memo_relations")
-	}
-	for _, rel := range relations {
-		name := rel.Get("relatedMemo").Get("name").Str
-		id, ok := strings.CutPrefix(name, "memos/")
-		if !ok || !memos.ValidID(id) {
-			return errors.New("body.relations: relatedMemo.name " + strconv.Quote(name) + " is not a memo's name (memos/abc); nothing was created")
-		}
-		if _, err := tb.read(ctx, t, authorization, memoRoute, memoPath(id)); status(err) == 404 {
-			return errors.New("body.relations names " + name + ", which does not exist; nothing was created")
-		} else if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// removeStray settles a comment that Memos failed (cause): one made but
-// not linked to the memo it comments on stands as a memo of its own,
-// visible as such, and is deleted. It returns the comment when Memos made
-// it whole after all.
-func (tb *Table) removeStray(ctx context.Context, t *tool, authorization, path string, cause error) (rawjson.Value, error) {
-	stray, err := tb.read(ctx, t, authorization, memoRoute, path)
-	switch {
-	case status(err) == 404:
-		return rawjson.Value{}, errors.New(cause.Error() + "; nothing was created")
-	case err != nil:
-		return rawjson.Value{}, settled(cause, "the comment may have been made as a memo of its own: read "+strings.TrimPrefix(path, "/api/v1/")+" before trying again", true)
-	case stray.Get("parent").Str != "":
-		return stray, nil
-	}
-	_, err = tb.memos.Send(ctx, memos.Request{Method: "DELETE", Path: path, Authorization: authorization, Tool: t.def.Name, Route: "DELETE " + memoRoute})
-	if err != nil {
-		return rawjson.Value{}, settled(cause, "Memos made the comment as a memo of its own, "+stray.Get("name").Str+", and deleting it failed too: delete it with memo_delete_memo", true)
-	}
-	return rawjson.Value{}, errors.New(cause.Error() + "; Memos had made the comment as a memo of its own, which was deleted: nothing is left, trying again is safe")
+	return writes.NotDone(cause, "Memos had made the comment as a memo of its own, which was deleted")
 }

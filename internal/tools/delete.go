@@ -8,6 +8,8 @@ import (
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/visible"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/writes"
 )
 
 // maxCountedComments is how many of a memo's comments a delete counts
@@ -18,51 +20,60 @@ const maxCountedComments = 100
 // memo with its comments (every user's), its attachment files, reactions
 // and the references other memos hold to it, and has no restore: the memo
 // is read first, and the result holds what was deleted, so that it can be
-// made again. A memo that is gone already (a retry whose first answer was
-// lost, or the runtime's own resend) is reported as deleted, and an
-// unclear outcome is settled by reading the memo back.
+// made again. A memo that is not there is reported so, not as deleted;
+// whatever Memos answers, the memo is read back, and one still there is
+// not reported deleted.
 func (tb *Table) deleteMemo(ctx context.Context, t *tool, a arguments, authorization string) ([]byte, error) {
 	r, err := t.request(a, authorization)
 	if err != nil {
 		return nil, err
 	}
+	m := tb.caller(t, authorization)
 	path, _, _ := strings.Cut(r.Path, "?")
-	memo, err := tb.read(ctx, t, authorization, memoRoute, path)
+	target, err := writes.ReadTarget(ctx, m, path)
 	switch {
-	case status(err) == 404:
-		return result([]byte(`{"ok":true,"note":` + rawjson.Quote("there is no such memo: it was deleted already (by an earlier try of this call, say) or never existed") + `}`)), nil
+	case writes.Status(err) == 404:
+		return nil, writes.Refuse("there is no memo " + strings.TrimPrefix(path, apiRoot) + " that you can see: it was deleted already (by an earlier try of this call, say), never existed, or is another user's private memo")
 	case err != nil:
 		return nil, err
 	}
-	comments, err := tb.read(ctx, t, authorization, memoRoute+"/comments", path+"/comments?pageSize="+strconv.Itoa(maxCountedComments))
+	name := target.Name()
+	comments, err := writes.Read(ctx, m, writes.MemoRoute+"/comments", path+"/comments?pageSize="+strconv.Itoa(maxCountedComments))
 	if err != nil {
-		return nil, errors.New(err.Error() + " (counting the memo's comments); nothing was deleted")
+		return nil, writes.NotDone(err, "counting the comments of "+name)
 	}
 	_, err = tb.memos.Send(ctx, r)
-	switch {
-	case err == nil || status(err) == 404: // deleted, by this request or a resend of it
-	case unclear(err):
-		_, rerr := tb.read(ctx, t, authorization, memoRoute, path)
-		switch {
-		case status(rerr) == 404:
-		case rerr != nil:
-			return nil, settled(err, "the memo may have been deleted: read "+memo.Get("name").Str+" before trying again", true)
-		default:
-			return nil, settled(err, "reading "+memo.Get("name").Str+" back shows it is still there: trying again is safe", false)
-		}
-	default:
-		return nil, errors.New(err.Error() + "; nothing was deleted")
+	if err != nil && writes.Status(err) != 404 && !writes.Unclear(err) {
+		return nil, writes.NotDone(err, "")
 	}
-	return result(deleted(memo, comments)), nil
+	// Whatever the answer (a 404 may be the runtime's own resend of a
+	// delete that was applied), what Memos holds now tells.
+	_, rerr := writes.Read(ctx, m, writes.MemoRoute, path)
+	switch {
+	case writes.Status(rerr) == 404:
+	case rerr != nil:
+		return nil, writes.MayBeDone(err, name)
+	case err == nil:
+		return nil, writes.NotDone(errors.New("Memos answered the delete as done"), "but reading "+name+" back shows it is still there")
+	default:
+		return nil, writes.NotDone(err, "reading "+name+" back shows it is still there")
+	}
+	return result(deleted(target, comments)), nil
 }
 
 // deleted is the result of a delete: what the memo held, and what went
-// with it.
-func deleted(memo, comments rawjson.Value) []byte {
+// with it. Comments are counted as the caller sees them: other users'
+// private comments go too, unseen, so the count is a least.
+func deleted(target writes.Target, comments rawjson.Value) []byte {
+	memo := target.Memo
 	b := []byte(`{"ok":true,"deleted":{`)
 	first := true
 	for _, k := range []string{"name", "content", "visibility", "pinned", "state", "tags", "createTime", "parent"} {
-		if v := compact(memo.Get(k)); len(v) > 0 {
+		v := compact(memo.Get(k))
+		if k == "content" && target.Theirs() {
+			v = rawjson.AppendString(nil, target.Clean(memo.Get(k).Str))
+		}
+		if len(v) > 0 {
 			if !first {
 				b = append(b, ',')
 			}
@@ -75,12 +86,18 @@ func deleted(memo, comments rawjson.Value) []byte {
 	if !first {
 		b = append(b, ',')
 	}
+	if target.Theirs() {
+		b = rawjson.AppendString(b, memos.OtherMember)
+		b = append(b, ':')
+		b = rawjson.AppendString(b, memo.Get("creator").Str)
+		b = append(b, ',')
+	}
 	b = append(b, `"attachments":[`...)
 	for i, at := range memo.Get("attachments").Array() {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = rawjson.AppendString(b, at.Get("name").Str+" ("+at.Get("filename").Str+")")
+		b = rawjson.AppendString(b, at.Get("name").Str+" ("+visible.Line(at.Get("filename").Str)+")")
 	}
 	creator := memo.Get("creator").Str
 	n, others := 0, 0
@@ -91,38 +108,15 @@ func deleted(memo, comments rawjson.Value) []byte {
 		}
 		return true
 	})
-	count := strconv.Itoa(n)
+	count := "at least " + strconv.Itoa(n)
 	if comments.Get("nextPageToken").Str != "" {
-		count += " or more"
+		count = "more than " + strconv.Itoa(n)
 	}
 	b = append(b, `],"comments":`...)
 	b = rawjson.AppendString(b, count)
 	b = append(b, `,"commentsByOthers":`...)
-	b = strconv.AppendInt(b, int64(others), 10)
+	b = rawjson.AppendString(b, "at least "+strconv.Itoa(others))
 	b = append(b, `},"note":`...)
-	b = rawjson.AppendString(b, "Memos keeps no copy: to restore the memo, create it again from deleted (content, visibility); its comments, attachment files and reactions are gone with it")
+	b = rawjson.AppendString(b, "Memos keeps no copy: to restore the memo, create it again from deleted (content, visibility); its comments (those counted are the ones you could see; other users' private comments went too), attachment files and reactions are gone with it")
 	return append(b, '}')
-}
-
-// Confirm returns the question the person answers before a tool that
-// deletes for good runs (where the client can ask: mcp's confirmation), ""
-// for any other tool. Only an id that passes Memos' id rule is named in
-// it: the arguments are the model's words, shown to the person.
-func (tb *Table) Confirm(name string, args rawjson.Value) string {
-	switch name {
-	case "memo_delete_memo":
-		return "Delete " + named(args.Get("memo").Str, "memos/", "this memo") + " for good? Its comments (every user's), attachment files and reactions go with it, and Memos has no undo; archiving would keep it."
-	case "attachment_delete_attachment":
-		return "Delete " + named(args.Get("attachment").Str, "attachments/", "this attachment") + " and its file for good? Memos has no undo."
-	}
-	return ""
-}
-
-// named is the resource name of an id argument, or fallback for one that
-// is none.
-func named(arg, prefix, fallback string) string {
-	if id := strings.TrimPrefix(arg, prefix); memos.ValidID(id) {
-		return prefix + id
-	}
-	return fallback
 }

@@ -80,7 +80,7 @@ func TestRequests(t *testing.T) {
 			"POST", "/api/v1/memos/abc/reactions", `{"reaction":{"contentId":"memos/abc","reactionType":"👍"}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			doer := &fakeDoer{}
+			doer := &fakeDoer{missing: map[string]bool{"/api/v1/memos/m1": true, "/api/v1/memos/c1": true}}
 			req, failure := sent(t, newTable(testConfig(), doer), doer, tc.tool, tc.args)
 			if req == nil {
 				t.Fatalf("refused: %s", failure)
@@ -140,7 +140,7 @@ func TestPathInjection(t *testing.T) {
 		{"attachment query", "attachment_delete_attachment", `{"attachment":"attachments/x?force=true"}`, `argument "attachment" must not contain '?'`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			doer := &fakeDoer{}
+			doer := &fakeDoer{missing: map[string]bool{"/api/v1/memos/m1": true, "/api/v1/memos/c1": true}}
 			req, failure := sent(t, newTable(testConfig(), doer), doer, tc.tool, tc.args)
 			if req != nil {
 				t.Fatalf("sent %s %s", req.Method, req.URL)
@@ -334,25 +334,28 @@ func FuzzPathArguments(f *testing.F) {
 		c := newTable(testConfig(), doer)
 		args := `{"memo":` + string(gjson.AppendJSONString(nil, memo)) + `,"reaction":` + string(gjson.AppendJSONString(nil, reaction)) + `}`
 		run(c, t.Context(), "memo_delete_memo_reaction", rawjson.Parse(args), "")
-		reqs := doer.requests()
-		if len(reqs) == 0 {
-			return
-		}
-		u, err := url.Parse(reqs[0].URL)
-		if err != nil {
-			t.Fatalf("URL %q: %v", reqs[0].URL, err)
-		}
-		segs := strings.Split(u.EscapedPath(), "/")
-		if len(segs) != 7 || segs[1] != "api" || segs[2] != "v1" || segs[3] != "memos" || segs[5] != "reactions" {
-			t.Fatalf("URL %q does not have the route's shape", reqs[0].URL)
-		}
-		for _, s := range []string{segs[4], segs[6]} {
-			if s == "" || s == "." || s == ".." || strings.Contains(s, "%2F") || strings.Contains(s, "%2f") || strings.Contains(s, "%25") {
-				t.Fatalf("URL %q has a suspicious id %q", reqs[0].URL, s)
+		// The delete's plan reads the memo's reactions first: that
+		// list's route, or the reaction's own.
+		for _, req := range doer.requests() {
+			u, err := url.Parse(req.URL)
+			if err != nil {
+				t.Fatalf("URL %q: %v", req.URL, err)
 			}
-		}
-		if u.RawQuery != "" || u.Fragment != "" || u.Host != "memos.example.com" {
-			t.Fatalf("URL %q has a query, a fragment or another host", reqs[0].URL)
+			segs := strings.Split(u.EscapedPath(), "/")
+			if len(segs) < 6 || len(segs) > 7 || segs[1] != "api" || segs[2] != "v1" || segs[3] != "memos" || segs[5] != "reactions" || len(segs) == 6 && req.Method != "GET" {
+				t.Fatalf("%s %q does not have the route's shape", req.Method, req.URL)
+			}
+			for _, s := range segs[4:] {
+				if s == "reactions" {
+					continue
+				}
+				if s == "" || s == "." || s == ".." || strings.Contains(s, "%2F") || strings.Contains(s, "%2f") || strings.Contains(s, "%25") {
+					t.Fatalf("URL %q has a suspicious id %q", req.URL, s)
+				}
+			}
+			if u.RawQuery != "" || u.Fragment != "" || u.Host != "memos.example.com" {
+				t.Fatalf("URL %q has a query, a fragment or another host", req.URL)
+			}
 		}
 	})
 }

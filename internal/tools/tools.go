@@ -14,30 +14,38 @@ import (
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/accesslog"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/finder"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/lease"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/logline"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/schema"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/writes"
 )
 
 // Table serves the registry's tools, calling Memos through a memos.Client.
 type Table struct {
 	memos  *memos.Client
 	finder finder.Finder // runs the hand-written tools
+	locks  lease.Locker  // the memos' locks; nil: this process's
 	tools  map[string]*tool
 }
 
 // New returns the Table of every registry tool, asking m, with f running
-// the hand-written ones.
+// the hand-written ones; the writes of a memo take its lock from f.Locks.
 func New(m *memos.Client, f finder.Finder) *Table {
 	all := registry.All()
-	tb := &Table{memos: m, finder: f, tools: make(map[string]*tool, len(all))}
+	tb := &Table{memos: m, finder: f, locks: f.Locks, tools: make(map[string]*tool, len(all))}
+	guards := tb.guards()
 	for i := range all {
 		t := &tool{def: &all[i], run: tb.callRoute}
-		if g := tb.guard(t.def.Name); g != nil {
-			t.run = g
+		if g := t.def.Guard; g != "" {
+			if t.run = guards[g]; t.run == nil {
+				t.run = unguarded // TestEveryWriteHasAGuard fails first
+			} else if lockedGuards[g] {
+				t.run = tb.locked(t.run)
+			}
 		}
 		if t.def.Handwritten != nil {
 			t.run = tb.callFinder
@@ -47,11 +55,17 @@ func New(m *memos.Client, f finder.Finder) *Table {
 	return tb
 }
 
+// unguarded runs a tool whose curation names a guard this package has no
+// function for: it refuses, rather than write unguarded.
+func unguarded(context.Context, *tool, arguments, string) ([]byte, error) {
+	return nil, errInternal
+}
+
 // tool is one row of the table: a registry tool, the function that runs
 // it, and what its calls need, prepared on first use.
 type tool struct {
 	def  *registry.Tool
-	run  func(ctx context.Context, t *tool, a arguments, authorization string) ([]byte, error)
+	run  runner
 	once sync.Once
 	prep *prepared
 	err  error
@@ -121,11 +135,11 @@ func (v *View) Call(ctx context.Context, name string, args rawjson.Value, author
 
 // Confirm returns the question to put to the person before the named tool
 // runs, when the view holds it (Table.Confirm).
-func (v *View) Confirm(name string, args rawjson.Value) string {
+func (v *View) Confirm(ctx context.Context, name string, args rawjson.Value, authorization string) string {
 	if _, ok := v.set.Lookup(name); !ok {
 		return ""
 	}
-	return v.tb.Confirm(name, args)
+	return v.tb.Confirm(ctx, name, args, authorization)
 }
 
 // errUnknown is a call to a tool the table or view does not hold; the MCP
@@ -155,6 +169,9 @@ func (tb *Table) call(ctx context.Context, t *tool, args rawjson.Value, authoriz
 		return nil, err
 	}
 	a, err := t.arguments(args)
+	if err != nil && !t.def.ReadOnly && !errors.Is(err, errInternal) {
+		return nil, writes.Refuse(err.Error())
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -184,27 +201,13 @@ func (t *tool) arguments(args rawjson.Value) (arguments, error) {
 	return a, nil
 }
 
-// callRoute runs a generated tool: one request to Memos, built from the
-// tool's route and the arguments, whose answer becomes the result. A write
-// that Memos answers with nothing at all is not confirmed: an error says
-// so; one it answers with an empty object is {"ok":true}, as its output
-// schema says.
+// callRoute runs a generated tool that reads: one request to Memos, built
+// from the tool's route and the arguments, whose answer becomes the
+// result. (Every write runs through its guard.)
 func (tb *Table) callRoute(ctx context.Context, t *tool, a arguments, authorization string) ([]byte, error) {
-	r, resp, err := tb.send(ctx, t, a, authorization)
+	obj, escapes, err := tb.answer(ctx, t, a, authorization)
 	if err != nil {
 		return nil, err
-	}
-	writes := t.def.Method != "GET"
-	if writes && emptyAnswer(resp) {
-		return nil, tb.memos.Failed(r, "HTTP "+strconv.Itoa(resp.Status)+": empty answer to a write",
-			&memos.Error{Status: resp.Status, Msg: "Memos answered without a body, which does not confirm the change: read the object back before trying again", Unsure: true})
-	}
-	obj, escapes, err := tb.object(r, resp)
-	if err != nil {
-		return nil, err
-	}
-	if writes && string(obj) == "{}" {
-		obj, escapes = []byte(`{"ok":true}`), 2
 	}
 	return successResult(obj, escapes), nil
 }
@@ -212,7 +215,11 @@ func (tb *Table) callRoute(ctx context.Context, t *tool, a arguments, authorizat
 // answer sends a generated tool's request and returns Memos' answer as the
 // result object (normalize) and the count of its quotes and backslashes.
 func (tb *Table) answer(ctx context.Context, t *tool, a arguments, authorization string) ([]byte, int, error) {
-	r, resp, err := tb.send(ctx, t, a, authorization)
+	r, err := t.request(a, authorization)
+	if err != nil {
+		return nil, 0, err
+	}
+	resp, err := tb.memos.Send(ctx, r)
 	if err != nil {
 		return nil, 0, err
 	}

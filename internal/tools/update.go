@@ -1,99 +1,138 @@
 package tools
 
 import (
-	"bytes"
 	"context"
-	"errors"
+	"slices"
 	"strings"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/writes"
 )
 
 // updateMemo is memo_update_memo read before it is written. A change of
 // content needs the contentHash of the text the model read (memo_get_memo
 // gives it): one made from a stale copy is refused as a conflict, with the
-// current text, so that a line the person added meanwhile is not lost. The
-// mask is explicit and checked (updateMask). The result holds the new
-// contentHash and what the update replaced, so that it can be put back.
-// An unclear outcome is settled by reading the memo back.
+// current text, so that a line the person added meanwhile is not lost.
+// Only the fields the tool's schema declares reach Memos (its body is
+// closed), and the mask is exactly those fields (updateMask). What Memos
+// holds afterwards, its answer or, when that is unclear, a read-back, is
+// compared field by field with the update: a field it did not apply (a
+// comment keeps its memo's visibility) is reported, not passed as done.
+// The result holds the new contentHash and what the update replaced, so
+// that it can be put back.
 func (tb *Table) updateMemo(ctx context.Context, t *tool, a arguments, authorization string) ([]byte, error) {
 	r, err := t.request(a, authorization)
 	if err != nil {
 		return nil, err
 	}
+	m := tb.caller(t, authorization)
 	path, _, _ := strings.Cut(r.Path, "?")
-	before, err := tb.read(ctx, t, authorization, memoRoute, path)
+	target, err := writes.ReadTarget(ctx, m, path)
 	if err != nil {
 		return nil, err
 	}
+	before, name := target.Memo, target.Name()
 	body := rawjson.Parse(a.bodyRaw)
 	if body.Get("content").Exists() {
-		if err := precondition(before, a.values["contentHash"]); err != nil {
+		if err := precondition(target, a.values["contentHash"]); err != nil {
 			return nil, err
 		}
 	}
-	resp, err := tb.memos.Send(ctx, r)
-	var obj []byte
-	if err == nil {
-		obj, _, err = tb.object(r, resp)
-	}
+	obj, err := tb.confirmed(ctx, r)
+	after := rawjson.Compacted(obj)
 	switch {
-	case err == nil && !emptyAnswer(resp):
-	case err == nil || unclear(err):
+	case err == nil:
+	case writes.Unclear(err):
 		// No answer, an answer not from Memos, or an empty one: what
 		// Memos holds now tells whether the update was made.
-		after, rerr := tb.read(ctx, t, authorization, memoRoute, path)
-		switch {
-		case rerr != nil:
-			return nil, settled(err, "the update may have been made: read "+before.Get("name").Str+" before trying again", true)
-		case !holds(after, body):
-			return nil, settled(err, "reading "+before.Get("name").Str+" back shows the update was not made: trying again is safe", false)
+		var rerr error
+		if after, rerr = writes.Read(ctx, m, writes.MemoRoute, path); rerr != nil {
+			return nil, writes.MayBeDone(err, name)
 		}
-		obj = compact(after)
+		if !writes.Holds(after, body) && writes.Holds(after, fieldsOf(before, body)) {
+			return nil, writes.NotDone(err, "reading "+name+" back shows it unchanged")
+		}
 	default:
-		return nil, err
+		return nil, writes.NotDone(err, "")
 	}
-	content := rawjson.Compacted(obj).Get("content").Str
-	obj = withMember(obj, "contentHash", rawjson.AppendString(nil, memos.ContentHash(content)))
-	return result(withMember(obj, "replaced", replaced(before, body))), nil
+	if missed := writes.Differs(after, body); len(missed) > 0 {
+		return nil, notApplied(name, after, body, missed)
+	}
+	out := target.Shown(after)
+	out = withMember(out, "contentHash", rawjson.AppendString(nil, memos.ContentHash(after.Get("content").Str)))
+	return result(withMember(out, "replaced", replaced(target, body))), nil
+}
+
+// notApplied is the failure of an update that Memos took but did not
+// apply whole: the fields it holds otherwise, as it holds them.
+func notApplied(name string, memo, body rawjson.Value, fields []string) error {
+	var b strings.Builder
+	b.WriteString("Memos took the update of " + name + " but did not apply all of it:")
+	for _, f := range fields {
+		got := memo.Get(f).Raw
+		if got == "" {
+			got = "nothing"
+		}
+		if len(got) > 80 {
+			got = got[:80] + "…"
+		}
+		b.WriteString(" it holds " + f + " " + got + ", not " + compactString(body.Get(f)) + ";")
+	}
+	if slices.Contains(fields, "visibility") && memo.Get("parent").Str != "" {
+		b.WriteString(" a comment keeps the visibility of its memo, " + memo.Get("parent").Str + ";")
+	}
+	b.WriteString(" the fields it does hold were written")
+	return &writes.Failure{Msg: b.String()}
+}
+
+// compactString is a value of a body as compact JSON text, cut short.
+func compactString(v rawjson.Value) string {
+	s := string(compact(v))
+	if len(s) > 80 {
+		s = s[:80] + "…"
+	}
+	return s
+}
+
+// fieldsOf is memo's values of the fields body gives, as an object.
+func fieldsOf(memo, body rawjson.Value) rawjson.Value {
+	b := []byte{'{'}
+	body.ForEach(func(k, _ rawjson.Value) bool {
+		if v := memo.Get(k.Str); v.Exists() {
+			if len(b) > 1 {
+				b = append(b, ',')
+			}
+			b = rawjson.AppendString(b, k.Str)
+			b = append(b, ':')
+			b = append(b, compact(v)...)
+		}
+		return true
+	})
+	return rawjson.ParseBytes(append(b, '}'))
 }
 
 // precondition checks the contentHash a content change came with against
 // the memo as it is.
-func precondition(memo rawjson.Value, given any) error {
-	current := memo.Get("content").Str
+func precondition(target writes.Target, given any) error {
+	current := target.Memo.Get("content").Str
 	hash := memos.ContentHash(current)
-	name := memo.Get("name").Str
+	name := target.Name()
 	switch h, _ := given.(string); {
 	case h == "":
-		return errors.New("to replace the content of " + name + ", pass the contentHash of the text you read (memo_get_memo gives it), so that a change made since is not lost; nothing was written. Its contentHash is " +
-			hash + "; for a change of a part, memo_edit needs none. Its text now:\n\n" + current)
+		return writes.RefuseShowing("to replace the content of "+name+", pass the contentHash of the text you read (memo_get_memo gives it), so that a change made since is not lost",
+			"Its contentHash is "+hash+"; for a change of a part, memo_edit needs none. Its text now:\n\n"+target.Text(current))
 	case h != hash:
-		return errors.New("conflict: " + name + " changed since you read it (its contentHash is " + hash + ", not " + h + "); nothing was written. " +
-			"Apply your change to its text now, below, and send that with contentHash " + hash + ":\n\n" + current)
+		return writes.RefuseShowing("conflict: "+name+" changed since you read it (its contentHash is "+hash+", not "+h+")",
+			"Apply your change to its text now, below, and send that with contentHash "+hash+":\n\n"+target.Text(current))
 	}
 	return nil
 }
 
-// emptyAnswer reports whether a write's successful answer has no body:
-// no sign that it was applied.
-func emptyAnswer(resp *web.Response) bool { return len(bytes.TrimSpace(resp.Body)) == 0 }
-
-// holds reports whether a memo holds every field of an update's body.
-func holds(memo, body rawjson.Value) bool {
-	same := true
-	body.ForEach(func(k, v rawjson.Value) bool {
-		same = bytes.Equal(compact(memo.Get(k.Str)), compact(v))
-		return same
-	})
-	return same
-}
-
 // replaced is the object of what an update replaced: each field of its
-// body as the memo had it before.
-func replaced(before, body rawjson.Value) []byte {
+// body as the memo had it before (another user's text without its hidden
+// characters).
+func replaced(target writes.Target, body rawjson.Value) []byte {
 	b := []byte{'{'}
 	body.ForEach(func(k, _ rawjson.Value) bool {
 		if len(b) > 1 {
@@ -101,24 +140,16 @@ func replaced(before, body rawjson.Value) []byte {
 		}
 		b = rawjson.AppendString(b, k.Str)
 		b = append(b, ':')
-		if v := compact(before.Get(k.Str)); len(v) > 0 {
-			b = append(b, v...)
-		} else {
+		v := target.Memo.Get(k.Str)
+		switch {
+		case k.Str == "content" && target.Theirs():
+			b = rawjson.AppendString(b, target.Clean(v.Str))
+		case v.Exists():
+			b = append(b, compact(v)...)
+		default:
 			b = append(b, `""`...)
 		}
 		return true
 	})
 	return append(b, '}')
-}
-
-// settled is the error of a write whose outcome was unclear, once reading
-// back has settled it: what went wrong (Memos' failure, or an empty
-// answer) and what the read showed. unknown is a read that showed nothing:
-// the write may have happened.
-func settled(err error, shown string, unknown bool) error {
-	msg := "Memos answered without confirming it"
-	if err != nil {
-		msg = err.Error()
-	}
-	return &memos.Error{Msg: msg + "; " + shown, Unsure: unknown}
 }

@@ -25,6 +25,10 @@ type fakeDoer struct {
 	resp   *web.Response
 	err    error
 	answer func(ctx context.Context, req *web.Request) (*web.Response, error)
+	// missing are paths (after the base URL) that a GET finds nothing at,
+	// as Memos answers an id nothing holds.
+	missing map[string]bool
+	deleted map[string]bool // paths deleted since
 	// probes makes the doer answer profile requests like any other; by
 	// default it answers them itself, unrecorded, as an instance of the
 	// registry's release, so that tool-call tests see only the tool's
@@ -48,7 +52,43 @@ func (f *fakeDoer) Do(ctx context.Context, req *web.Request) (*web.Response, err
 	if f.resp != nil {
 		return f.resp, nil
 	}
-	return &web.Response{Status: 200, Header: web.Header{"content-type": "application/json"}, Body: []byte(`{}`)}, nil
+	return f.memos(req), nil
+}
+
+// memos answers as a Memos instance would, in the little the tests need:
+// alice is the caller, memos and attachments exist unless missing or
+// deleted, a memo holds one reaction of hers (7), and a write's answer is
+// what it wrote.
+func (f *fakeDoer) memos(req *web.Request) *web.Response {
+	path := strings.TrimPrefix(req.URL, testBase)
+	json := func(status int, body string) *web.Response {
+		return &web.Response{Status: status, Header: web.Header{"content-type": "application/json"}, Body: []byte(body)}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch {
+	case req.Method == "DELETE":
+		if f.deleted == nil {
+			f.deleted = map[string]bool{}
+		}
+		f.deleted[strings.Split(path, "?")[0]] = true
+		return json(200, `{}`)
+	case req.Method != "GET":
+		if len(req.Body) > 0 && req.Body[0] == '{' {
+			return json(200, string(req.Body))
+		}
+		return json(200, `{}`)
+	case f.missing[path] || f.deleted[path]:
+		return json(404, `{"code":5,"message":"not found"}`)
+	case strings.HasSuffix(path, "/auth/me"):
+		return json(200, `{"user":{"name":"users/alice"}}`)
+	case strings.HasSuffix(path, "/reactions"):
+		if f.deleted[path+"/7"] {
+			return json(200, `{"reactions":[]}`)
+		}
+		return json(200, `{"reactions":[{"name":"`+strings.TrimPrefix(path, "/api/v1/")+`/7","creator":"users/alice","reactionType":"👍"}]}`)
+	}
+	return json(200, `{}`)
 }
 
 func (f *fakeDoer) requests() []*web.Request {
@@ -56,6 +96,9 @@ func (f *fakeDoer) requests() []*web.Request {
 	defer f.mu.Unlock()
 	return f.reqs
 }
+
+// nothingWritten ends the refusal of a write.
+const nothingWritten = "; nothing was written: trying again is safe"
 
 const testBase = "https://memos.example.com"
 
@@ -149,6 +192,9 @@ func TestArgumentErrors(t *testing.T) {
 			doer := &fakeDoer{}
 			c := newTable(testConfig(), doer)
 			text, isError := call(t, c, tc.tool, tc.args)
+			if !c.tools[tc.tool].def.ReadOnly {
+				tc.want += nothingWritten // a write says so
+			}
 			if !isError || text != tc.want {
 				t.Errorf("got %q (isError %v), want %q", text, isError, tc.want)
 			}
@@ -184,7 +230,7 @@ func TestArgumentCost(t *testing.T) {
 			runtime.ReadMemStats(&before)
 			res, _, _, _ := run(c, t.Context(), "memo_set_memo_relations", args, "Bearer tok")
 			runtime.ReadMemStats(&after)
-			if text := gjson.GetBytes(res, "content.0.text").Str; text != tc.want {
+			if text := gjson.GetBytes(res, "content.0.text").Str; text != tc.want+nothingWritten {
 				t.Errorf("got %q, want %q", text, tc.want)
 			}
 			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > tc.maxAlloc {
@@ -205,7 +251,7 @@ func TestArgumentErrorIsStable(t *testing.T) {
 			t.Fatalf("message changed between calls: %q then %q", first, got)
 		}
 	}
-	if first != `argument "body.content" must be string` {
+	if first != `argument "body.content" must be string`+nothingWritten {
 		t.Errorf("got %q", first)
 	}
 }

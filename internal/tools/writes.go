@@ -9,135 +9,61 @@ import (
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/writes"
 )
 
-// Writing safely. Memos' write API takes no precondition, writes a field
-// that an update mask names without a value as empty, deletes a memo for
-// good with all that hangs on it, and makes a second object when a create
-// whose answer was lost is retried. The generated tools that write run
-// through the guards below instead of callRoute: they read before they
-// write, choose the ids of what they create, read back when the outcome is
-// unclear, and answer with what was replaced, so that nothing an agent does
-// loses a note untold. Each guard costs a few more requests to Memos, at
-// most maxWriteRequests a call.
+// maxWriteRequests bounds the requests to Memos of one write: a create
+// learns who the caller is, reads the memo a comment goes under, the
+// attachments and related memos it names (writes.MaxLinked together), what
+// holds its id, writes, reads back and deletes what Memos left half-made.
+const maxWriteRequests = writes.MaxLinked + 6
 
-// maxWriteRequests bounds the requests to Memos of one guarded call: a
-// create's checks of its relations, its look for the same call's earlier
-// window, its request and its read-back, or the
-// reads of the attachments to set, the memo's and the write.
-const maxWriteRequests = maxLinked + 3
+// runner runs a generated tool in place of its plain request (callRoute).
+type runner func(ctx context.Context, t *tool, a arguments, authorization string) ([]byte, error)
 
-// guard returns the guard that runs the generated tool called name, nil for
-// a tool that runs as it is. TestGuardsNameTools keeps the names true.
-func (tb *Table) guard(name string) func(ctx context.Context, t *tool, a arguments, authorization string) ([]byte, error) {
-	switch name {
-	case "memo_get_memo":
-		return tb.getMemo
-	case "auth_get_current_user":
-		return tb.currentUser
-	case "memo_list_memos", "memo_list_memo_comments":
-		return tb.listMemos
-	case "memo_update_memo":
-		return tb.updateMemo
-	case "memo_delete_memo":
-		return tb.deleteMemo
-	case "memo_create_memo", "memo_create_memo_comment", "attachment_create_attachment":
-		return tb.create
-	case "memo_set_memo_attachments":
-		return tb.setAttachments
+// guards are the functions that run the generated tools whose curation
+// names one (spec/curation.json, "guard"): every write, and the reads
+// whose answers need more than Memos' own. TestEveryWriteHasAGuard keeps
+// the names and the curation in step.
+func (tb *Table) guards() map[string]runner {
+	return map[string]runner{
+		"get":               tb.getMemo,
+		"user":              tb.currentUser,
+		"list":              tb.listMemos,
+		"create":            tb.create,
+		"update":            tb.updateMemo,
+		"delete-memo":       tb.deleteMemo,
+		"set-attachments":   tb.setAttachments,
+		"set-relations":     tb.setRelations,
+		"upsert-reaction":   tb.upsertReaction,
+		"delete-reaction":   tb.deleteReaction,
+		"delete-attachment": tb.deleteAttachment,
 	}
-	return nil
 }
 
-// send sends a generated tool's request, built from its arguments.
-func (tb *Table) send(ctx context.Context, t *tool, a arguments, authorization string) (memos.Request, *web.Response, error) {
-	r, err := t.request(a, authorization)
-	if err != nil {
-		return r, nil, err
-	}
-	resp, err := tb.memos.Send(ctx, r)
-	return r, resp, err
+// lockedGuards are the guards of writes that change a memo (its "memo"
+// argument): each runs under the memo's lock, so that two of them, or one
+// and a memo_edit, through one Worker or two, never interleave their read
+// and their write.
+var lockedGuards = map[string]bool{
+	"update": true, "delete-memo": true, "set-attachments": true, "set-relations": true,
+	"upsert-reaction": true, "delete-reaction": true,
 }
 
-// read reads a Memos object for a guard of the tool t.
-func (tb *Table) read(ctx context.Context, t *tool, authorization, route, path string) (rawjson.Value, error) {
-	return tb.caller(t, authorization).GetJSON(ctx, route, path)
-}
-
-// Routes and paths of the objects the guards read.
-const (
-	memoRoute       = "/api/v1/memos/{memo}"
-	attachmentRoute = "/api/v1/attachments/{attachment}"
-)
-
-func memoPath(id string) string       { return "/api/v1/memos/" + uri.PathEscape(id) }
-func attachmentPath(id string) string { return "/api/v1/attachments/" + uri.PathEscape(id) }
-
-// status is the HTTP status behind a failure from Memos, 0 for none.
-func status(err error) int {
-	if e, ok := memos.AsError(err); ok {
-		return e.Status
-	}
-	return 0
-}
-
-// unclear reports whether a write's failure leaves open whether Memos
-// applied it: no answer (a timeout, a reset, the caller gone), or an answer
-// that is not Memos' own (a proxy's error page, a cut body).
-func unclear(err error) bool {
-	e, ok := memos.AsError(err)
-	return ok && e.Unsure
-}
-
-// getMemo is memo_get_memo with the memo's contentHash added (that of its
-// content as Memos holds it), and another user's memo marked (others.go).
-func (tb *Table) getMemo(ctx context.Context, t *tool, a arguments, authorization string) ([]byte, error) {
-	obj, _, err := tb.answer(ctx, t, a, authorization)
-	if err != nil {
-		return nil, err
-	}
-	memo := rawjson.Compacted(obj)
-	hash := memos.ContentHash(memo.Get("content").Str)
-	if obj, err = memos.MarkOne(ctx, memo, tb.caller(t, authorization).Others); err != nil {
-		return nil, err
-	}
-	return result(withMember(obj, "contentHash", rawjson.AppendString(nil, hash))), nil
-}
-
-// currentUser is auth_get_current_user without the user's empty password
-// member (Memos v0.30.0 sends "password":""): a secret's field has no
-// place in a result, even empty.
-func (tb *Table) currentUser(ctx context.Context, t *tool, a arguments, authorization string) ([]byte, error) {
-	obj, _, err := tb.answer(ctx, t, a, authorization)
-	if err != nil {
-		return nil, err
-	}
-	return result(withoutEmptyPassword(rawjson.Compacted(obj), 0)), nil
-}
-
-// withoutEmptyPassword is obj, compact, without the members "password"
-// whose value is "", on its top level and in its "user".
-func withoutEmptyPassword(obj rawjson.Value, depth int) []byte {
-	b := []byte{'{'}
-	obj.ForEach(func(k, v rawjson.Value) bool {
-		value := []byte(v.Raw)
-		switch {
-		case k.Str == "password" && v.Kind == rawjson.String && v.Str == "":
-			return true
-		case k.Str == "user" && v.IsObject() && depth == 0:
-			value = withoutEmptyPassword(v, 1)
+// locked runs a write under the lock of the memo it changes.
+func (tb *Table) locked(run runner) runner {
+	return func(ctx context.Context, t *tool, a arguments, authorization string) ([]byte, error) {
+		id, err := pathID("memo", str(a.values["memo"]), "memos/")
+		if err != nil {
+			return nil, err
 		}
-		if len(b) > 1 {
-			b = append(b, ',')
+		held, err := writes.Lock(ctx, tb.locks, id)
+		if err != nil {
+			return nil, err
 		}
-		b = rawjson.AppendString(b, k.Str)
-		b = append(b, ':')
-		b = append(b, value...)
-		return true
-	})
-	return append(b, '}')
+		defer held.Release("", "")
+		return run(held.Context(), t, a, authorization)
+	}
 }
 
 // withMember adds a member, its value JSON, at the end of an object.

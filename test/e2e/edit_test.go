@@ -162,7 +162,7 @@ func TestMemoEditLostAnswer(t *testing.T) {
 	})
 	var msg string
 	requests(3, func() { msg = c.fails("memo_edit", map[string]any{"memo": name, "append": "lost"}) })
-	if !strings.Contains(msg, "the edit of "+name+" was not made") || !strings.Contains(msg, "retrying is safe") {
+	if !strings.Contains(msg, "reading "+name+" back shows the write was not applied") || !strings.Contains(msg, "nothing was written: trying again is safe") {
 		t.Errorf("a write that never reached Memos: %q", msg)
 	}
 	if content := memoContent(t, name); content != "Lost answers #e2eedit\napplied" {

@@ -19,21 +19,7 @@ import (
 // back in none. A Memos of its own, so that the second user shows up in no
 // other test.
 func TestOthersMemos(t *testing.T) {
-	bin, err := harness.MemosBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	m, err := harness.StartMemos(ctx, bin, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Stop()
-	bob, err := m.AddUser(ctx, "bob")
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, bob := memosWithBob(t)
 	open := startGateway(t, harness.WorkerOptions{Vars: map[string]string{"MEMOS_URL": m.URL}})
 	locked := startGateway(t, harness.WorkerOptions{Vars: map[string]string{"MEMOS_URL": m.URL, "LOCKDOWN": "true"}})
 
@@ -121,4 +107,26 @@ func TestOthersMemos(t *testing.T) {
 			t.Errorf("resources/list without a token under LOCKDOWN: %s", body)
 		}
 	})
+}
+
+// memosWithBob starts a Memos of the test's own, with a second user, bob,
+// beside its admin.
+func memosWithBob(t *testing.T) (*harness.Memos, harness.User) {
+	t.Helper()
+	bin, err := harness.MemosBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	m, err := harness.StartMemos(ctx, bin, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Stop)
+	bob, err := m.AddUser(ctx, "bob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, bob
 }

@@ -41,8 +41,7 @@ func seedResources(t *testing.T) seeded {
 	}
 	textName, binaryName := attach("notes.txt", "text/plain", []byte("hello from the resource tests")), attach("tiny.png", "image/png", s.png)
 	c.ok("memo_set_memo_attachments", map[string]any{"memo": s.memo, "body": map[string]any{"attachments": []any{
-		map[string]any{"name": textName, "filename": "notes.txt", "type": "text/plain"},
-		map[string]any{"name": binaryName, "filename": "tiny.png", "type": "image/png"}}}})
+		map[string]any{"name": textName}, map[string]any{"name": binaryName}}}})
 	s.text, s.binary = strings.TrimPrefix(textName, "attachments/"), strings.TrimPrefix(binaryName, "attachments/")
 	return s
 }

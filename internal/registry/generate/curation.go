@@ -24,6 +24,13 @@ type override struct {
 	// predecessors or successors. A document must hold exactly one of
 	// OperationID and Aliases; the tool is named after the one it holds.
 	Aliases []string `json:"aliases"`
+	// Guard names the function of package tools that runs the tool in
+	// place of a plain request; every write has one (the write path), and
+	// package tools' tests fail for a name it has no function for.
+	Guard string `json:"guard"`
+	// Confirm names the function of package tools that asks the person
+	// before the tool runs, where the client can ask (elicitation).
+	Confirm string `json:"confirm"`
 	// BodyRequired replaces the body's required list when set; [] clears it.
 	BodyRequired *[]string `json:"bodyRequired"`
 	// BodyOmit names body properties the tool does not take: bound from

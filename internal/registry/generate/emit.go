@@ -76,7 +76,7 @@ func emit(tools []tool, version, specSum string) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(&src, "{Name: %q, OperationID: %q, Method: %q, Path: %q, HasBody: %t, ReadOnly: %t,\n", t.Name, t.OperationID, t.Method, t.Path, t.HasBody, t.ReadOnly)
+		fmt.Fprintf(&src, "{Name: %q, OperationID: %q, Method: %q, Path: %q, HasBody: %t, ReadOnly: %t, Guard: %q, Confirm: %q,\n", t.Name, t.OperationID, t.Method, t.Path, t.HasBody, t.ReadOnly, t.Guard, t.Confirm)
 		src.WriteString("Params: []Param{")
 		for _, p := range t.Params {
 			fmt.Fprintf(&src, "{Name: %q, In: %q, Type: %q, Required: %t},", p.Name, p.In, p.Type, p.Required)

@@ -81,9 +81,9 @@ func writeCuration(t *testing.T, c string) *curation {
 const miniCuration = `{
   "params": {"thing": "The thing: things/x or x.", "pageSize": "Things per page."},
   "operations": [
-    {"operationId": "ThingService_UpdateThing", "description": "Changes a thing.", "bodyRequired": [], "bodyOmit": ["name"], "bodyMinProperties": 1, "destructive": true, "notes": "Only changed fields."},
+    {"operationId": "ThingService_UpdateThing", "guard": "g", "description": "Changes a thing.", "bodyRequired": [], "bodyOmit": ["name"], "bodyMinProperties": 1, "destructive": true, "notes": "Only changed fields."},
     {"operationId": "ThingService_ListThings", "description": "Lists things.", "params": {"kind": "A or nothing.", "pageSize": "At most 50."}},
-    {"operationId": "ThingService_DeletePart", "description": "Deletes a part."}
+    {"operationId": "ThingService_DeletePart", "guard": "g", "description": "Deletes a part."}
   ]
 }`
 
@@ -147,6 +147,9 @@ func TestBuildTools(t *testing.T) {
 	if upd.ReadOnly || !upd.Destructive || upd.Idempotent || !upd.HasBody {
 		t.Errorf("PATCH hints %t %t %t body %t", upd.ReadOnly, upd.Destructive, upd.Idempotent, upd.HasBody)
 	}
+	if upd.Guard != "g" {
+		t.Errorf("guard %q, want the curation's", upd.Guard)
+	}
 	if upd.Description != "Changes a thing.\n\nOnly changed fields." {
 		t.Errorf("notes not appended: %q", upd.Description)
 	}
@@ -165,6 +168,8 @@ func TestBuildTools(t *testing.T) {
 		"properties.body.properties.parent.description":   "The parent thing.",
 		`\$defs.Thing.properties.owner`:                   "",
 		`\$defs.Thing.required`:                           `["name","data"]`,
+		"properties.body.additionalProperties":            "false",
+		`\$defs.Thing.additionalProperties`:               "false",
 	} {
 		if got := gjson.Get(in, path).String(); got != want {
 			t.Errorf("update input %s = %q, want %q", path, got, want)
@@ -205,19 +210,19 @@ func TestBuildToolsFailsClearly(t *testing.T) {
 		{
 			name:     "stale override",
 			spec:     miniSpec,
-			curation: `{"operations":[{"operationId":"ThingService_RenamedThing","bodyOmit":["name"],"notes":"Only changed fields."}]}`,
+			curation: `{"operations":[{"operationId":"ThingService_RenamedThing", "guard": "g","bodyOmit":["name"],"notes":"Only changed fields."}]}`,
 			want:     `stale override: the curation tailors operation "ThingService_RenamedThing", which the OpenAPI document does not have`,
 		},
 		{
 			name:     "duplicate tool name",
 			spec:     strings.Replace(miniSpec, "operationId: ThingService_DeletePart", "operationId: Thing_ListThings", 1),
-			curation: `{"operations":[{"operationId":"ThingService_ListThings","description":"d"},{"operationId":"Thing_ListThings","description":"d"}]}`,
+			curation: `{"operations":[{"operationId":"ThingService_ListThings","description":"d"},{"operationId":"Thing_ListThings","guard":"g","description":"d"}]}`,
 			want:     `both become tool "thing_list_things"`,
 		},
 		{
 			name:     "override names an unknown body property",
 			spec:     miniSpec,
-			curation: `{"operations":[{"operationId":"ThingService_UpdateThing","description":"d","bodyOmit":["nope"]}]}`,
+			curation: `{"operations":[{"operationId":"ThingService_UpdateThing", "guard": "g","description":"d","bodyOmit":["nope"]}]}`,
 			want:     `curation omits body property "nope"`,
 		},
 		{
@@ -225,6 +230,12 @@ func TestBuildToolsFailsClearly(t *testing.T) {
 			spec:     miniSpec,
 			curation: `{"operations":[{"operationId":"ThingService_ListThings","description":"d","bodyRequired":["x"]}]}`,
 			want:     "overrides the body of an operation without one",
+		},
+		{
+			name:     "a write without a guard",
+			spec:     miniSpec,
+			curation: `{"operations":[{"operationId":"ThingService_UpdateThing","description":"d"}]}`,
+			want:     "the curation gives the write no guard",
 		},
 		{
 			name:     "no description",
@@ -241,13 +252,13 @@ func TestBuildToolsFailsClearly(t *testing.T) {
 		{
 			name:     "keeping a property a $defs schema lacks",
 			spec:     miniSpec,
-			curation: `{"operations":[{"operationId":"ThingService_UpdateThing","description":"d","defKeep":{"Thing":["colour"]}}]}`,
+			curation: `{"operations":[{"operationId":"ThingService_UpdateThing", "guard": "g","description":"d","defKeep":{"Thing":["colour"]}}]}`,
 			want:     `curation keeps property "colour" of $defs "Thing"`,
 		},
 		{
 			name:     "keeping properties of $defs the input lacks",
 			spec:     miniSpec,
-			curation: `{"operations":[{"operationId":"ThingService_UpdateThing","description":"d","defKeep":{"Part":["name"]}}]}`,
+			curation: `{"operations":[{"operationId":"ThingService_UpdateThing", "guard": "g","description":"d","defKeep":{"Part":["name"]}}]}`,
 			want:     `curation keeps properties of $defs "Part"`,
 		},
 		{
@@ -369,21 +380,22 @@ func TestToolTitle(t *testing.T) {
 }
 
 // defKeep keeps only the listed fields of a $defs schema, with the
-// required names left; $defs nothing refers to any more are dropped.
+// required names left; $defs nothing refers to any more are dropped; the
+// $defs left are closed, as the body is.
 func TestDefKeepAndPruning(t *testing.T) {
 	for _, tc := range []struct {
 		name, override, want string
 	}{
 		{"kept fields", `"defKeep":{"Thing":["data","parent"]}`,
-			`{"Thing":{"properties":{"data":{"contentEncoding":"base64","description":"The bytes.","type":"string"},"parent":{"$ref":"#/$defs/Thing","description":"The parent thing."}},"required":["data"],"type":"object"}}`},
+			`{"Thing":{"additionalProperties":false,"properties":{"data":{"contentEncoding":"base64","description":"The bytes.","type":"string"},"parent":{"$ref":"#/$defs/Thing","description":"The parent thing."}},"required":["data"],"type":"object"}}`},
 		{"no required name left", `"defKeep":{"Thing":["parent"]}`,
-			`{"Thing":{"properties":{"parent":{"$ref":"#/$defs/Thing","description":"The parent thing."}},"type":"object"}}`},
+			`{"Thing":{"additionalProperties":false,"properties":{"parent":{"$ref":"#/$defs/Thing","description":"The parent thing."}},"type":"object"}}`},
 		{"a required list set, then kept", `"defRequired":{"Thing":["owner","parent"]},"defKeep":{"Thing":["parent"]}`,
-			`{"Thing":{"properties":{"parent":{"$ref":"#/$defs/Thing","description":"The parent thing."}},"required":["parent"],"type":"object"}}`},
+			`{"Thing":{"additionalProperties":false,"properties":{"parent":{"$ref":"#/$defs/Thing","description":"The parent thing."}},"required":["parent"],"type":"object"}}`},
 		{"referenced no more", `"bodyOmit":["parent"]`, ``},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tools, err := buildMini(t, miniSpec, `{"operations":[{"operationId":"ThingService_UpdateThing","description":"d",`+tc.override+`}]}`)
+			tools, err := buildMini(t, miniSpec, `{"operations":[{"operationId":"ThingService_UpdateThing", "guard": "g","description":"d",`+tc.override+`}]}`)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -232,7 +232,7 @@ func TestConditionalNotes(t *testing.T) {
 		{"read-only field is no argument", `[{"text":"Owner.","when":"body.owner"}]`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tools, err := buildMini(t, miniSpec, `{"operations":[{"operationId":"ThingService_UpdateThing","description":"Changes a thing.","notes":`+tc.notes+`}]}`)
+			tools, err := buildMini(t, miniSpec, `{"operations":[{"operationId":"ThingService_UpdateThing", "guard": "g","description":"Changes a thing.","notes":`+tc.notes+`}]}`)
 			if err != nil {
 				t.Fatal(err)
 			}

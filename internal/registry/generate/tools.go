@@ -18,6 +18,7 @@ type tool struct {
 	Input, Output             map[string]any
 	ReadOnly, Destructive     bool
 	Idempotent                bool
+	Guard, Confirm            string
 }
 
 type param struct {
@@ -108,6 +109,10 @@ func buildTool(id string, o operation, ov override, cur *curation, components ma
 	}
 	t.Title = toolTitle(id)
 	t.ReadOnly = o.method == "GET"
+	t.Confirm = ov.Confirm
+	if t.Guard = ov.Guard; t.Guard == "" && !t.ReadOnly {
+		return t, fmt.Errorf("the curation gives the write no guard: every write runs through one of package tools (the write path)")
+	}
 	t.Destructive = o.method == "DELETE"
 	t.Idempotent = o.method == "GET" || o.method == "DELETE" || o.method == "PUT"
 	if ov.Destructive != nil {
@@ -165,6 +170,10 @@ func buildTool(id string, o operation, ov override, cur *curation, components ma
 		if err := applyBodyOverride(body, ov); err != nil {
 			return t, err
 		}
+		// Closed: only the fields the tool declares reach Memos, which
+		// takes unknown ones silently, and builds an update's mask from
+		// the body's fields.
+		body["additionalProperties"] = false
 		props["body"] = body
 		t.HasBody = true
 		if rb.Value.Required {
@@ -197,6 +206,11 @@ func buildTool(id string, o operation, ov override, cur *curation, components ma
 	}
 	if err := keepDefProperties(in.defs, ov.DefKeep); err != nil {
 		return t, err
+	}
+	for _, def := range in.defs {
+		if d, ok := def.(map[string]any); ok && d["properties"] != nil {
+			d["additionalProperties"] = false // closed, as the body is
+		}
 	}
 	pruneDefs(t.Input)
 	for name := range ov.Params {
