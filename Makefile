@@ -8,8 +8,21 @@ WRANGLER := $(NODE) node_modules/wrangler/bin/wrangler.js
 # module pinned in test/memos/go.mod into a cache folder shared by clones.
 MEMOS_VERSION := $(shell awk '{ for (i = 1; i < NF; i++) if ($$i == "github.com/usememos/memos") print $$(i+1) }' test/memos/go.mod)
 MEMOS_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/memos-mcp-edge
-MEMOS_BIN := $(MEMOS_CACHE)/memos-$(MEMOS_VERSION)
+PINNED_BIN := $(MEMOS_CACHE)/memos-$(MEMOS_VERSION)
+# MEMOS_BIN=<a Memos server> in the environment runs the tests against it.
+MEMOS_BIN ?= $(PINNED_BIN)
 export MEMOS_BIN
+
+# The Memos of the next release, compiled from a source archive when one is
+# beside the clone (CI has ../shared/memos; a clone of its own has not) and
+# stamped with the release it became: without the stamp it reports "dev".
+NEXT_SOURCE ?= $(firstword $(wildcard ../shared/memos/memos-main-*.tar.gz))
+NEXT_STAMP ?= 0.31.0
+NEXT_TOOLCHAIN ?= go1.27.3
+NEXT_BIN := $(MEMOS_CACHE)/$(basename $(basename $(notdir $(NEXT_SOURCE))))-$(NEXT_STAMP)
+# What make test runs against it: the tour of every tool and the tests of
+# what differs between the releases, each asserting that release's answers.
+NEXT_TESTS ?= ^(TestTools|TestRelease)
 
 # Fuzz targets as package:Target; `make fuzz` runs each for FUZZTIME.
 # `make test` gives a count of inputs (a few seconds each), not a duration: at a
@@ -80,11 +93,23 @@ node_modules/.package-lock.json: package.json package-lock.json
 
 memos: $(MEMOS_BIN) ## build the pinned Memos server into the cache folder (once: about 10 minutes on 2 cores)
 
-$(MEMOS_BIN):
+$(PINNED_BIN):
 	@echo "Compiling Memos $(MEMOS_VERSION) into $(MEMOS_CACHE), once for every clone to share: about 10 minutes on 2 cores."
 	mkdir -p $(MEMOS_CACHE)
-	cd test/memos && $(GO) build -o $(MEMOS_BIN).tmp github.com/usememos/memos/cmd/memos
-	mv $(MEMOS_BIN).tmp $(MEMOS_BIN)
+	cd test/memos && $(GO) build -o $(PINNED_BIN).tmp github.com/usememos/memos/cmd/memos
+	mv $(PINNED_BIN).tmp $(PINNED_BIN)
+
+# The archive holds no web app: its frontend folder keeps a placeholder page
+# for the go:embed, and the API needs nothing more. Its go.mod asks for a
+# newer Go, which the go command fetches (NEXT_TOOLCHAIN).
+$(NEXT_BIN):
+	@echo "Compiling Memos $(NEXT_STAMP) from $(NEXT_SOURCE) into $(MEMOS_CACHE), once: about 10 minutes on 2 cores."
+	rm -rf $(NEXT_BIN).src && mkdir -p $(NEXT_BIN).src
+	tar -xzf $(NEXT_SOURCE) -C $(NEXT_BIN).src --strip-components=1
+	cd $(NEXT_BIN).src && GOTOOLCHAIN=$(NEXT_TOOLCHAIN) $(GO) build -trimpath \
+		-ldflags "-X github.com/usememos/memos/internal/version.Version=$(NEXT_STAMP)" -o $(NEXT_BIN).tmp ./cmd/memos
+	rm -rf $(NEXT_BIN).src
+	mv $(NEXT_BIN).tmp $(NEXT_BIN)
 
 dev: node_modules/.package-lock.json build memos ## run the Worker under wrangler on 127.0.0.1 (starts a local Memos unless MEMOS_URL is set; OAUTH=1 turns OAuth on)
 	$(GO) run ./test/devstack
@@ -105,9 +130,14 @@ unit: node_modules/.package-lock.json generate ## the quick checks alone, about 
 # failed a loaded machine for no fault in the code). A timeout names the
 # tests still running, with how long each has run.
 E2E_TIMEOUT ?= 40m
-test: unit build memos ## run every test, about 11 minutes on 2 cores: make unit, every fuzz target, then end to end against real Memos and wrangler (for the pinned Memos release)
+test: unit build memos $(if $(NEXT_SOURCE),$(NEXT_BIN)) ## run every test, about 13 minutes on 2 cores: make unit, every fuzz target, then end to end against real Memos and wrangler (the pinned release, and the next one's differences when its source is beside the clone)
 	$(MAKE) --no-print-directory fuzz FUZZTIME=50000x SPEC= SPEC_VERSION=
 	$(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT) -v ./test/e2e/
+ifneq ($(NEXT_SOURCE),)
+	MEMOS_BIN=$(NEXT_BIN) $(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT) -v -run '$(NEXT_TESTS)' ./test/e2e/
+else
+	@echo "make test: no Memos source of the next release beside the clone (../shared/memos), so only the pinned release was tested"
+endif
 
 .PHONY: soak
 SOAK_REQUESTS ?= 20000

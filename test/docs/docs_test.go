@@ -436,6 +436,12 @@ func TestEndToEndTimeout(t *testing.T) {
 func TestMemosCompileSaysHowLong(t *testing.T) {
 	cmd := exec.Command("make", "--no-print-directory", "-n", "memos", "MEMOS_CACHE="+t.TempDir())
 	cmd.Dir = root
+	// make unit exports MEMOS_BIN, which would name the server built already.
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "MEMOS_BIN=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("make -n memos: %v", err)
