@@ -39,6 +39,10 @@ type Options struct {
 	// Release is the Memos release the tools were built for, against
 	// which the instance's own is checked.
 	Release string
+	// Differs reports whether a route template differs between the Memos
+	// releases (renamed or gone), so that its 404 may be the release's;
+	// nil counts every route as differing.
+	Differs func(route string) bool
 	// Lockdown (LOCKDOWN) leaves other users' memos out of results.
 	Lockdown bool
 }
@@ -125,7 +129,8 @@ func (c *Client) Send(ctx context.Context, r Request) (*web.Response, error) {
 	switch {
 	case resp.Status == 404 && r.Tool != "":
 		learnt() // a 404 waits until the version is learnt, to explain a release mismatch
-		msg += c.version.mismatchNote(c.opts.Release)
+		_, route, _ := strings.Cut(r.Route, " ")
+		msg += c.version.mismatchNote(c.opts.Release, route, c.opts.Differs)
 	case resp.Status == 429:
 		if wait, limited := retryAfter(resp, time.Now()); limited {
 			e.Wait = max(wait, time.Second)

@@ -48,21 +48,44 @@ func (v *versionCache) note(version, release string) {
 
 // mismatch says what is wrong when the instance runs another Memos release
 // than the tools were built for; "" when they agree or the instance does
-// not say (source builds report "dev", which is no mismatch).
+// not say (source builds report "dev", which is no mismatch). Releases
+// are compared by major.minor: a patch release changes no route.
 func mismatch(instance, release string) string {
-	want := strings.TrimPrefix(release, "v")
 	got := strings.TrimPrefix(instance, "v")
-	if got == "" || got == "dev" || got == want {
+	if minor(got) == "" || minor(got) == minor(release) {
 		return ""
 	}
-	return "the instance runs Memos " + got + " but the tools were built for " + want +
+	return "the instance runs Memos " + got + " but the tools were built for " + strings.TrimPrefix(release, "v") +
 		": switch the Worker to that release with make release (see the README, \"Another Memos release\")"
 }
 
-// mismatchNote is what a 404 adds when the instance runs another release
-// than the tools were built for: the route may have moved or gone in
-// that release. "" when the releases agree or the instance's is unknown.
-func (v *versionCache) mismatchNote(release string) string {
+// minor returns a version's major.minor, "0.31" of "v0.31.1" or "0.31";
+// "" for one that names no release ("dev", "", or not of that form).
+func minor(version string) string {
+	major, rest, ok := strings.Cut(strings.TrimPrefix(version, "v"), ".")
+	if !ok || !versionPart(major) {
+		return ""
+	}
+	m, _, _ := strings.Cut(rest, ".")
+	m, _, _ = strings.Cut(m, "-") // 0.31-rc1
+	if !versionPart(m) {
+		return ""
+	}
+	return major + "." + m
+}
+
+// versionPart reports whether s is a part of a version number: 1 to 6 ASCII digits.
+func versionPart(s string) bool { return s != "" && len(s) <= 6 && digits(s) }
+
+// mismatchNote is what a 404 of route (a template, /api/v1/memos/{memo})
+// adds when the instance runs another release than the tools were built
+// for and route differs between the releases: it may have moved or gone.
+// "" when the releases agree, the instance's is unknown, or the route is
+// one every release has (a 404 there is the object's, not the release's).
+func (v *versionCache) mismatchNote(release, route string, differs func(string) bool) string {
+	if differs != nil && !differs(route) {
+		return ""
+	}
 	v.mu.Lock()
 	instance := v.value
 	v.mu.Unlock()
