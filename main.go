@@ -113,7 +113,7 @@ func memosOptions(cfg config.Config) memos.Options {
 	o := memos.Options{
 		AccessClientID: cfg.AccessClientID, AccessClientSecret: cfg.AccessClientSecret,
 		Timeout: cfg.Timeout, MaxResponseBytes: cfg.MaxRespBytes, Release: registry.MemosVersion(),
-		Lockdown: cfg.Lockdown,
+		Differs: registry.Differs, Lockdown: cfg.Lockdown,
 	}
 	if u := cfg.MemosURL; u != nil {
 		o.URL, o.Host, o.Path = u.String(), u.Host, u.Path

@@ -6,9 +6,10 @@
 // YAML at run time.
 package registry
 
-//go:generate go run ./generate -curation ../../spec/curation.json -o tools_gen.go
+//go:generate go run ./generate -curation ../../spec/curation.json -overlay ../../spec/memos-v0.31.json -o tools_gen.go
 
 import (
+	"strings"
 	"sync"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/finder"
@@ -18,11 +19,15 @@ import (
 type Tool struct {
 	Name        string
 	OperationID string
-	Method      string  // HTTP method of the Memos route
-	Path        string  // route template, e.g. /api/v1/memos/{memo}
-	Params      []Param // path and query parameters, in template order then name order
-	HasBody     bool    // the request body is the "body" argument
-	ReadOnly    bool    // annotated readOnlyHint: the tool changes nothing
+	// Curated is the operation's id in spec/curation.json, the same in
+	// every release: what is keyed by the operation (guards,
+	// confirmations, tests) is keyed by it, not by a name a release gives.
+	Curated  string
+	Method   string  // HTTP method of the Memos route
+	Path     string  // route template, e.g. /api/v1/memos/{memo}
+	Params   []Param // path and query parameters, in template order then name order
+	HasBody  bool    // the request body is the "body" argument
+	ReadOnly bool    // annotated readOnlyHint: the tool changes nothing
 	// Guard names the function of package tools that runs the tool in
 	// place of a plain request (spec/curation.json); every write has one.
 	Guard string
@@ -57,17 +62,102 @@ type Param struct {
 	Required bool
 }
 
-// MemosVersion is the Memos release whose OpenAPI document the registry was
-// generated from.
-func MemosVersion() string { return memosVersion }
+// Release is one Memos release's tools: the generated ones of its
+// OpenAPI document (the pinned one's, or the overlay's for the next) and
+// the hand-written ones, which every release shares.
+type Release struct {
+	Version string // as its document names it, v0.31.0
+	tools   []Tool
+	catalog func() []Tool
+}
 
-// All returns every tool in the order tools/list serves them.
-func All() []Tool { return catalog() }
+// Releases returns the releases the build serves, the pinned one first.
+func Releases() []*Release { return built() }
 
-// catalog is the generated tools and the hand-written ones in name order,
-// joined once. Each hand-written tool moves into place from the end (a
-// generic sort would add 20 KB of wasm for a handful of tools).
-var catalog = sync.OnceValue(func() []Tool {
+var built = sync.OnceValue(func() []*Release {
+	rs := make([]*Release, len(releases))
+	for i := range releases {
+		r := &releases[i]
+		r.catalog = sync.OnceValue(func() []Tool { return join(r.tools) })
+		rs[i] = r
+	}
+	return rs
+})
+
+// Pinned returns the release of the Memos module go.mod pins (or the one
+// make release chose), which the build serves an instance it cannot place.
+func Pinned() *Release { return built()[0] }
+
+// For returns the release of the build with version's major.minor (a
+// patch release changes no route), or nil when the build has none.
+func For(version string) *Release {
+	want := minor(version)
+	for _, r := range built() {
+		if want != "" && minor(r.Version) == want {
+			return r
+		}
+	}
+	return nil
+}
+
+// Tools returns every tool of the release in the order tools/list serves
+// them.
+func (r *Release) Tools() []Tool { return r.catalog() }
+
+// Curated returns the release's tool of the operation the curation calls
+// id (whatever the release names it), or nil.
+func (r *Release) Curated(id string) *Tool {
+	for i := range r.tools {
+		if r.tools[i].Curated == id {
+			return &r.tools[i]
+		}
+	}
+	return nil
+}
+
+// Differs reports whether a route template is not served alike by every
+// release of the build (renamed or gone in one): only there may a 404 be
+// the release's rather than the object's.
+func Differs(route string) bool { return differing()[route] }
+
+var differing = sync.OnceValue(func() map[string]bool {
+	count := map[string]int{}
+	for _, r := range built() {
+		for _, t := range r.tools {
+			count[t.Path]++
+		}
+	}
+	d := map[string]bool{}
+	for route, n := range count {
+		if n < len(built()) {
+			d[route] = true
+		}
+	}
+	return d
+})
+
+// minor returns a version's major.minor, "0.31" of "v0.31.1"; "" for one
+// that names no release ("dev").
+func minor(version string) string {
+	major, rest, ok := strings.Cut(strings.TrimPrefix(version, "v"), ".")
+	m, _, _ := strings.Cut(rest, ".")
+	if !ok || major == "" || m == "" || strings.Trim(major+m, "0123456789") != "" {
+		return ""
+	}
+	return major + "." + m
+}
+
+// MemosVersion is the Memos release of the pinned registry.
+func MemosVersion() string { return Pinned().Version }
+
+// All returns every tool of the pinned release in the order tools/list
+// serves them.
+func All() []Tool { return Pinned().Tools() }
+
+// join is a release's generated tools and the hand-written ones in name
+// order. Each hand-written tool moves into place from the end (a generic
+// sort would add 20 KB of wasm for a handful of tools).
+func join(tools []Tool) []Tool {
 	defs := finder.Tools()
 	all := make([]Tool, len(tools), len(tools)+len(defs))
 	copy(all, tools)
@@ -78,7 +168,7 @@ var catalog = sync.OnceValue(func() []Tool {
 		}
 	}
 	return all
-})
+}
 
 // handwritten makes a registry tool of a finder tool, with the definition
 // ./generate prepared for it. One it has none for (tools_gen.go older than

@@ -75,8 +75,8 @@ func TestToolsMatchBuiltInServer(t *testing.T) {
 	if MemosVersion() != "v0.30.0" {
 		t.Fatalf("registry built from Memos %s, want the pinned v0.30.0", MemosVersion())
 	}
-	if len(tools) != len(builtIn) {
-		t.Fatalf("%d generated tools, want %d", len(tools), len(builtIn))
+	if n := len(Pinned().tools); n != len(builtIn) {
+		t.Fatalf("%d generated tools, want %d", n, len(builtIn))
 	}
 	defs := definitions(t)
 	for _, tool := range All() {

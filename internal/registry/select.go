@@ -45,7 +45,7 @@ func Select(readOnly bool, entries []string) (*Selection, error) {
 		}
 	}
 	var chosen []*Tool
-	tools := catalog()
+	tools := All()
 	for i := range tools {
 		t := &tools[i]
 		if (len(add) == 0 || matches(t.Name, add)) && !matches(t.Name, remove) && (t.ReadOnly || !readOnly) {
@@ -134,23 +134,42 @@ func matches(name string, entries []string) bool {
 
 // isName reports whether a registry tool is called s.
 func isName(s string) bool {
-	tools := catalog()
-	for i := range tools {
-		if tools[i].Name == s {
+	for _, name := range everyName() {
+		if name == s {
 			return true
 		}
 	}
 	return false
 }
 
+// everyName is the tool names of every release of the build, each once,
+// in name order: a TOOLS entry may name a tool of any of them.
+var everyName = sync.OnceValue(func() []string {
+	var names []string
+	seen := map[string]bool{}
+	for _, r := range Releases() {
+		for _, t := range r.Tools() {
+			if !seen[t.Name] {
+				seen[t.Name] = true
+				names = append(names, t.Name)
+			}
+		}
+	}
+	for i := 1; i < len(names); i++ { // few, nearly sorted
+		for j := i; j > 0 && names[j] < names[j-1]; j-- {
+			names[j], names[j-1] = names[j-1], names[j]
+		}
+	}
+	return names
+})
+
 // matchesAny reports whether entry selects at least one registry tool.
 func matchesAny(entry string) bool {
 	if entry == "" {
 		return false
 	}
-	tools := catalog()
-	for i := range tools {
-		if strings.HasPrefix(tools[i].Name, entry) {
+	for _, name := range everyName() {
+		if strings.HasPrefix(name, entry) {
 			return true
 		}
 	}
@@ -162,12 +181,10 @@ func matchesAny(entry string) bool {
 // show them: /mcp refuses to serve while an entry is wrong).
 func suggest(entry string) string {
 	best, bestDist := "", 4 // at most 3 edits away
-	tools := catalog()      // the hand-written tools too
-	names := make([]string, len(tools))
-	for i := range tools {
-		names[i] = tools[i].Name
-		if d := editDistance(entry, names[i], bestDist); d < bestDist {
-			best, bestDist = names[i], d
+	names := everyName()    // the hand-written tools too
+	for _, name := range names {
+		if d := editDistance(entry, name, bestDist); d < bestDist {
+			best, bestDist = name, d
 		}
 	}
 	if best != "" {

@@ -61,6 +61,36 @@ type override struct {
 	// input $defs, by name (their required lists keep what is left): the
 	// fields a model sends there. $defs no longer referenced are dropped.
 	DefKeep map[string][]string `json:"defKeep"`
+	// Release replaces the description and parameter descriptions in
+	// the tools of one release, by major.minor ("0.31"): where what the
+	// tool does or its filter's idioms differ between releases.
+	Release map[string]releaseText `json:"release"`
+}
+
+// releaseText is what one release's tool says in place of the curation's.
+type releaseText struct {
+	Description string            `json:"description"`
+	Params      map[string]string `json:"params"`
+}
+
+// in returns the operation's curation as the tools of version have it.
+func (o override) in(version string) override {
+	r, ok := o.Release[minor(version)]
+	if !ok {
+		return o
+	}
+	if r.Description != "" {
+		o.Description = r.Description
+	}
+	params := make(map[string]string, len(o.Params)+len(r.Params))
+	for k, v := range o.Params {
+		params[k] = v
+	}
+	for k, v := range r.Params {
+		params[k] = v
+	}
+	o.Params = params
+	return o
 }
 
 // note is a usage note. With When set, it is kept only when the tool's

@@ -93,7 +93,7 @@ func buildMini(t *testing.T, spec, cur string) ([]tool, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return buildTools(doc, writeCuration(t, cur))
+	return buildTools(doc, writeCuration(t, cur), "v0.30.0")
 }
 
 func TestBuildTools(t *testing.T) {
@@ -271,7 +271,7 @@ func TestBuildToolsFailsClearly(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			doc, err := parseSpec([]byte(tc.spec))
 			if err == nil {
-				_, err = buildTools(doc, writeCuration(t, tc.curation))
+				_, err = buildTools(doc, writeCuration(t, tc.curation), "v0.30.0")
 			}
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want one containing %q", err, tc.want)
@@ -297,7 +297,7 @@ func TestToolName(t *testing.T) {
 // The registry the Worker embeds is the generator's current output for the
 // pinned document and spec/curation.json (make generate wrote it).
 func TestGeneratedUpToDate(t *testing.T) {
-	if err := run("", "", "../../../spec/curation.json", "../tools_gen.go", true); err != nil {
+	if err := run("", "", "../../../spec/curation.json", overlayFile, "../tools_gen.go", true); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -344,19 +344,25 @@ func TestReferenceCycle(t *testing.T) {
 	}
 }
 
-// Building for another release takes its document from a file: the pinned
-// document given that way generates the same registry, and a file without
-// its version is refused.
+// Building for another release takes its document from a file, with its
+// version; the pinned release's document is built in already.
 func TestSpecFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "openapi.yaml")
 	if err := os.WriteFile(path, memosproto.OpenAPIYAML(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := run(path, pinnedVersion(), "../../../spec/curation.json", "../tools_gen.go", true); err != nil {
+	out := filepath.Join(t.TempDir(), "out.go")
+	if err := run(path, pinnedVersion(), "../../../spec/curation.json", overlayFile, out, false); err == nil || !strings.Contains(err.Error(), "built in already") {
 		t.Errorf("the pinned document from a file: %v", err)
 	}
-	if err := run(path, "", "../../../spec/curation.json", filepath.Join(t.TempDir(), "out.go"), false); err == nil || !strings.Contains(err.Error(), "-spec needs -memos-version") {
+	if err := run(path, "", "../../../spec/curation.json", overlayFile, out, false); err == nil || !strings.Contains(err.Error(), "-spec needs -memos-version") {
 		t.Errorf("a file without its version: %v", err)
+	}
+	if err := run(path, "v0.32.0", "../../../spec/curation.json", overlayFile, out, false); err != nil {
+		t.Errorf("a release the overlay does not describe: %v", err)
+	}
+	if b, _ := os.ReadFile(out); !strings.Contains(string(b), `{Version: "v0.32.0"`) || strings.Contains(string(b), `{Version: "v0.31.0"`) {
+		t.Errorf("a release the overlay does not describe is not built alone:\n%.300s", b)
 	}
 }
 

@@ -30,26 +30,37 @@ func main() {
 		specPath     = flag.String("spec", "", "Memos OpenAPI document `file` (default: the pinned module's embedded document)")
 		memosVersion = flag.String("memos-version", "", "Memos `version` the -spec file belongs to (default: the pinned module's version)")
 		curationPath = flag.String("curation", "../../spec/curation.json", "curation `file`")
+		overlayPath  = flag.String("overlay", "../../spec/memos-v0.31.json", "`file` of the next release's differences from the pinned document")
 		outPath      = flag.String("o", "tools_gen.go", "output `file`")
 		check        = flag.Bool("check", false, "only check that the output file is up to date")
 	)
 	flag.Parse()
-	if err := run(*specPath, *memosVersion, *curationPath, *outPath, *check); err != nil {
+	if err := run(*specPath, *memosVersion, *curationPath, *overlayPath, *outPath, *check); err != nil {
 		fmt.Fprintf(os.Stderr, "generate: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(specPath, memosVersion, curationPath, outPath string, check bool) error {
-	spec, version, err := loadSpec(specPath, memosVersion)
-	if err != nil {
-		return err
-	}
+// document is one release's OpenAPI document.
+type document struct {
+	version string
+	spec    []byte
+}
+
+func run(specPath, memosVersion, curationPath, overlayPath, outPath string, check bool) error {
 	cur, err := loadCuration(curationPath)
 	if err != nil {
 		return err
 	}
-	src, err := generate(spec, version, cur)
+	ov, err := loadOverlay(overlayPath)
+	if err != nil {
+		return err
+	}
+	docs, err := documents(specPath, memosVersion, ov, cur)
+	if err != nil {
+		return err
+	}
+	src, err := generate(docs, cur)
 	if err != nil {
 		return err
 	}
@@ -63,33 +74,71 @@ func run(specPath, memosVersion, curationPath, outPath string, check bool) error
 	return os.WriteFile(outPath, src, 0o644)
 }
 
-// generate builds the registry source for one document.
-func generate(spec []byte, version string, cur *curation) ([]byte, error) {
-	doc, err := parseSpec(spec)
+// documents are the releases a build serves: the pinned one and the
+// overlay's, made from it. A -spec document of the overlay's release is
+// checked against the overlay (and the build is the same); one of another
+// release is built alone (make release, for a release the overlay does
+// not describe).
+func documents(specPath, memosVersion string, ov *overlay, cur *curation) ([]document, error) {
+	pinned := document{pinnedVersion(), memosproto.OpenAPIYAML()}
+	next, err := ov.apply(pinned.spec)
 	if err != nil {
 		return nil, err
 	}
-	tools, err := buildTools(doc, cur)
+	docs := []document{pinned, {ov.Release, next}}
+	if specPath == "" {
+		return docs, nil
+	}
+	given, err := loadSpec(specPath, memosVersion)
 	if err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256(spec)
-	return emit(tools, version, hex.EncodeToString(sum[:]))
+	switch minor(given.version) {
+	case minor(pinned.version):
+		return nil, fmt.Errorf("-spec: %s is the pinned release, built in already", given.version)
+	case minor(ov.Release):
+		if err := checkOverlay(given, docs[1], cur); err != nil {
+			return nil, err
+		}
+		return docs, nil
+	}
+	return []document{given}, nil
 }
 
-// loadSpec returns the OpenAPI document and the Memos version it belongs to.
-func loadSpec(path, version string) ([]byte, string, error) {
-	if path == "" {
-		if version == "" {
-			version = pinnedVersion()
+// generate builds the registry source for the releases' documents.
+func generate(docs []document, cur *curation) ([]byte, error) {
+	var releases []release
+	for _, d := range docs {
+		tools, err := toolsOf(d, cur)
+		if err != nil {
+			return nil, err
 		}
-		return memosproto.OpenAPIYAML(), version, nil
+		sum := sha256.Sum256(d.spec)
+		releases = append(releases, release{version: d.version, sum: hex.EncodeToString(sum[:]), tools: tools})
 	}
-	if version == "" {
-		return nil, "", errors.New("-spec needs -memos-version, the Memos release the document belongs to")
+	return emit(releases)
+}
+
+// toolsOf translates the curated operations of one release's document.
+func toolsOf(d document, cur *curation) ([]tool, error) {
+	doc, err := parseSpec(d.spec)
+	if err != nil {
+		return nil, fmt.Errorf("Memos %s: %w", d.version, err)
+	}
+	tools, err := buildTools(doc, cur, d.version)
+	if err != nil {
+		return nil, fmt.Errorf("Memos %s: %w", d.version, err)
+	}
+	return tools, nil
+}
+
+// loadSpec returns the OpenAPI document at path, of the Memos version given.
+func loadSpec(path, version string) (document, error) {
+	if minor(version) == "" {
+		return document{}, errors.New("-spec needs -memos-version, the Memos release the document belongs to (v0.31.0)")
 	}
 	b, err := os.ReadFile(path)
-	return b, version, err
+	return document{version, b}, err
 }
 
 // pinnedVersion is the version of the Memos module this generator was built

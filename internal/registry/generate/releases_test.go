@@ -9,79 +9,73 @@ import (
 	memosproto "github.com/usememos/memos/proto"
 )
 
-// asV031 rewrites the pinned v0.30.0 document with the API changes of Memos
-// v0.31.0 that touch the curated tools (research: "Releases after
-// v0.30.0"), since the v0.31 document cannot be fetched here: shortcuts
-// become memo views under /views, Reaction loses contentId, and Attachment
-// gains mediaMetadata.
+// overlayFile is the project's facts about Memos v0.31.
+const overlayFile = "../../../spec/memos-v0.31.json"
+
+// asV031 is the pinned v0.30.0 document with the overlay's facts applied:
+// the v0.31 document the build serves v0.31 instances from.
 func asV031(t *testing.T) []byte {
 	t.Helper()
-	doc, err := parseSpec(memosproto.OpenAPIYAML())
+	ov, err := loadOverlay(overlayFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := doc.MarshalJSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(raw)
-	for _, r := range [][2]string{
-		{"/api/v1/users/{user}/shortcuts/{shortcut}", "/api/v1/users/{user}/views/{view}"},
-		{"/api/v1/users/{user}/shortcuts", "/api/v1/users/{user}/views"},
-		{`"name":"shortcut"`, `"name":"view"`},
-		{"ShortcutService_ListShortcuts", "MemoViewService_ListMemoViews"},
-		{"ShortcutService_CreateShortcut", "MemoViewService_CreateMemoView"},
-		{"ShortcutService_GetShortcut", "MemoViewService_GetMemoView"},
-		{"ShortcutService_UpdateShortcut", "MemoViewService_UpdateMemoView"},
-		{"ShortcutService_DeleteShortcut", "MemoViewService_DeleteMemoView"},
-		{"ShortcutService", "MemoViewService"},
-		{componentPrefix + "ListShortcutsResponse", componentPrefix + "ListMemoViewsResponse"},
-		{componentPrefix + "Shortcut\"", componentPrefix + "MemoView\""},
-	} {
-		if !strings.Contains(text, r[0]) {
-			t.Fatalf("the pinned document has no %q to rewrite", r[0])
-		}
-		text = strings.ReplaceAll(text, r[0], r[1])
-	}
-	var m map[string]any
-	if err := json.Unmarshal([]byte(text), &m); err != nil {
-		t.Fatal(err)
-	}
-	schemas := m["components"].(map[string]any)["schemas"].(map[string]any)
-	rename := func(from, to string) map[string]any {
-		s := schemas[from].(map[string]any)
-		delete(schemas, from)
-		schemas[to] = s
-		return s
-	}
-	list := rename("ListShortcutsResponse", "ListMemoViewsResponse")["properties"].(map[string]any)
-	list["memoViews"] = list["shortcuts"]
-	delete(list, "shortcuts")
-	view := rename("Shortcut", "MemoView")
-	view["required"] = []any{"title", "filter"}
-
-	reaction := schemas["Reaction"].(map[string]any)
-	delete(reaction["properties"].(map[string]any), "contentId")
-	reaction["required"] = []any{"reactionType"}
-	// The operation's own prose loses its sentence about content_id too.
-	upsert := m["paths"].(map[string]any)["/api/v1/memos/{memo}/reactions"].(map[string]any)["post"].(map[string]any)
-	var kept []string
-	for _, sentence := range strings.SplitAfter(upsert["description"].(string), ". ") {
-		if !strings.Contains(sentence, "content_id") {
-			kept = append(kept, sentence)
-		}
-	}
-	upsert["description"] = strings.Join(kept, "")
-
-	attachment := schemas["Attachment"].(map[string]any)["properties"].(map[string]any)
-	attachment["mediaMetadata"] = map[string]any{"type": "object", "readOnly": true, "properties": map[string]any{
-		"width": map[string]any{"type": "integer"}, "height": map[string]any{"type": "integer"},
-	}}
-	b, err := json.Marshal(m)
+	b, err := ov.apply(memosproto.OpenAPIYAML())
 	if err != nil {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// A real document that differs from the overlay where a tool meets it
+// fails the check, naming the difference; one that differs only where no
+// tool looks, or in wording, passes.
+func TestCheckOverlay(t *testing.T) {
+	cur, err := loadCuration("../../../spec/curation.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stated := document{"v0.31.0", asV031(t)}
+	if err := checkOverlay(stated, stated, cur); err != nil {
+		t.Fatalf("the overlay against itself: %v", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(stated.spec, &m); err != nil {
+		t.Fatal(err)
+	}
+	schemas := m["components"].(map[string]any)["schemas"].(map[string]any)
+	memo := schemas["Memo"].(map[string]any)["properties"].(map[string]any)
+	memo["content"].(map[string]any)["description"] = "worded otherwise"
+	if err := checkOverlay(document{"v0.31.0", mustMarshal(t, m)}, stated, cur); err != nil {
+		t.Errorf("a difference in wording: %v", err)
+	}
+	delete(memo, "snippet")
+	err = checkOverlay(document{"v0.31.0", mustMarshal(t, m)}, stated, cur)
+	if err == nil || !strings.Contains(err.Error(), "memo_get_memo output.properties.snippet: only in the overlay") {
+		t.Errorf("an unstated difference: %v", err)
+	}
+}
+
+func mustMarshal(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// The overlay's facts each meet what they change: a fact about a schema
+// the document lacks is refused.
+func TestOverlayStale(t *testing.T) {
+	ov, err := loadOverlay(overlayFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ov.Schemas["Gone"] = schemaChange{Drop: []string{"x"}}
+	if _, err := ov.apply(memosproto.OpenAPIYAML()); err == nil || !strings.Contains(err.Error(), "no schema Gone") {
+		t.Errorf("a fact about a missing schema: %v", err)
+	}
 }
 
 // One curation builds for both releases; tool names, routes and notes
@@ -93,25 +87,26 @@ func TestBuildsForEachRelease(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name      string
+		version   string
 		spec      []byte
 		views     string // the saved-views listing tool
 		path      string
 		listField string
 		contentID bool // whether the reaction tool mentions contentId
 	}{
-		{"v0.30.0", memosproto.OpenAPIYAML(), "shortcut_list_shortcuts", "/api/v1/users/{user}/shortcuts", "shortcuts", true},
-		{"v0.31-shaped", asV031(t), "memo_view_list_memo_views", "/api/v1/users/{user}/views", "memoViews", false},
+		{"v0.30.0", "v0.30.0", memosproto.OpenAPIYAML(), "shortcut_list_shortcuts", "/api/v1/users/{user}/shortcuts", "shortcuts", true},
+		{"v0.31 of the overlay", "v0.31.0", asV031(t), "memo_view_list_memo_views", "/api/v1/users/{user}/views", "memoViews", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			doc, err := parseSpec(tc.spec)
 			if err != nil {
 				t.Fatal(err)
 			}
-			tools, err := buildTools(doc, cur)
+			tools, err := buildTools(doc, cur, tc.version)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := emit(tools, tc.name, "0"); err != nil {
+			if _, err := emit([]release{{version: tc.version, tools: tools}}); err != nil {
 				t.Fatalf("emit: %v", err)
 			}
 			byName := map[string]tool{}

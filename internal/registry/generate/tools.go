@@ -13,6 +13,7 @@ import (
 type tool struct {
 	Name, Title, Description  string
 	OperationID, Method, Path string
+	Curated                   string // the curation's id of the operation, the same in every release
 	Params                    []param
 	HasBody                   bool
 	Input, Output             map[string]any
@@ -38,7 +39,7 @@ type operation struct {
 }
 
 // buildTools translates every curated operation, sorted by tool name.
-func buildTools(doc *openapi3.T, cur *curation) ([]tool, error) {
+func buildTools(doc *openapi3.T, cur *curation, version string) ([]tool, error) {
 	ops := map[string]operation{}
 	for _, path := range doc.Paths.InMatchingOrder() {
 		for method, op := range doc.Paths.Value(path).Operations() {
@@ -77,7 +78,7 @@ func buildTools(doc *openapi3.T, cur *curation) ([]tool, error) {
 			return nil, fmt.Errorf("curated operation %s: the OpenAPI document has %q and %q, so it is unclear which one to serve", o.label(), found[0], found[1])
 		}
 		id := found[0]
-		t, err := buildTool(id, ops[id], o, cur, components)
+		t, err := buildTool(id, ops[id], o.in(version), cur, components)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", id, err)
 		}
@@ -97,6 +98,7 @@ func buildTool(id string, o operation, ov override, cur *curation, components ma
 	t := tool{
 		Name:        toolName(id),
 		OperationID: id,
+		Curated:     ov.OperationID,
 		Method:      o.method,
 		Path:        o.path,
 		Description: ov.Description,
