@@ -103,24 +103,13 @@ func bare(s map[string]any) any {
 	b, _ := json.Marshal(s)
 	var v any
 	_ = json.Unmarshal(b, &v)
-	stack := []any{v}
-	for len(stack) > 0 {
-		x := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		switch x := x.(type) {
-		case map[string]any:
-			if _, isSchema := x["type"]; isSchema {
-				delete(x, "description")
-			} else if _, isRef := x["$ref"]; isRef {
-				delete(x, "description")
-			}
-			for _, c := range x {
-				stack = append(stack, c)
-			}
-		case []any:
-			stack = append(stack, x...)
+	walkObjects(v, func(x map[string]any) {
+		if _, isSchema := x["type"]; isSchema {
+			delete(x, "description")
+		} else if _, isRef := x["$ref"]; isRef {
+			delete(x, "description")
 		}
-	}
+	})
 	return v
 }
 

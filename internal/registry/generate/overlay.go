@@ -41,7 +41,6 @@ type schemaChange struct {
 	Required []string          `json:"required"`
 }
 
-
 func loadOverlay(path string) (*overlay, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -165,23 +164,29 @@ func (c schemaChange) applyTo(name string, s map[string]any) error {
 }
 
 // rewriteRefs points every $ref at a schema's new name, and the overlay's
-// own short references (a schema name alone) at the components. It walks
-// the document with a stack: its depth is the document's, not bounded by
-// Go's.
+// own short references (a schema name alone) at the components.
 func rewriteRefs(doc any, renamed map[string]string) {
+	walkObjects(doc, func(v map[string]any) {
+		if ref, ok := v["$ref"].(string); ok {
+			if to, ok := renamed[ref]; ok {
+				v["$ref"] = to
+			} else if !strings.HasPrefix(ref, "#") {
+				v["$ref"] = componentPrefix + ref
+			}
+		}
+	})
+}
+
+// walkObjects calls f on every object of a decoded JSON value, with a
+// stack: its depth is the document's, not bounded by Go's.
+func walkObjects(doc any, f func(map[string]any)) {
 	stack := []any{doc}
 	for len(stack) > 0 {
 		v := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		switch v := v.(type) {
 		case map[string]any:
-			if ref, ok := v["$ref"].(string); ok {
-				if to, ok := renamed[ref]; ok {
-					v["$ref"] = to
-				} else if !strings.HasPrefix(ref, "#") {
-					v["$ref"] = componentPrefix + ref
-				}
-			}
+			f(v)
 			for _, c := range v {
 				stack = append(stack, c)
 			}
