@@ -86,7 +86,7 @@ var tools = []Tool{
 
 	{Name: "memo_edit", Run: (*Finder).memoEdit, JSON: `{
 	"name":"memo_edit","title":"Edit memo",
-	"description":"Change part of a memo's text, keeping what changed since you read it. Give exactly one of append, prepend, replace, check, uncheck. Returns the previous content, to undo.",
+	"description":"Change part of a memo's text, keeping what changed since you read it. Give exactly one of append, prepend, replace, check, uncheck. Returns the passage before and after, and undo: the memo_edit arguments that revert the change.",
 	"inputSchema":{"type":"object","additionalProperties":false,"required":["memo"],"properties":{
 		"memo":{"type":"string","description":"memos/{id} or the id"},
 		"append":{"type":"string","description":"added as the last line"},
@@ -98,7 +98,10 @@ var tools = []Tool{
 		"contentHash":{"type":"string","description":"of the text you read: refused if it changed since"}}},
 	"outputSchema":{"type":"object","properties":{
 		"name":{"type":"string"},"contentHash":{"type":"string"},"change":{"type":"string"},
-		"old":{"type":"string"},"new":{"type":"string"},"previousContent":{"type":"string"}}},
+		"old":{"type":"string"},"new":{"type":"string"},
+		"undo":{"type":"object","description":"memo_edit arguments (with memo) that revert this change"},
+		"previousContent":{"type":"string","description":"the whole text before the edit, when under 1,000 bytes"},
+		"note":{"type":"string"}}},
 	"annotations":{"title":"Edit memo","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false},
 	"_meta":{"calls":["GET /api/v1/memos/{memo}","PATCH /api/v1/memos/{memo}"]}}`},
 }

@@ -139,12 +139,55 @@ func (f *Finder) memoEdit(ctx context.Context, args map[string]any, m Memos) ([]
 	o.str("change", c.kind)
 	o.str("old", target.Clean(was))
 	o.str("new", target.Clean(now))
-	o.str("previousContent", target.Clean(before))
+	if u := undo(before, after); u != nil && !target.Theirs() {
+		o.raw("undo", u)
+	}
+	if len(before) <= maxPreviousContent {
+		o.str("previousContent", target.Clean(before))
+	}
 	if target.Theirs() {
 		o.str(memos.OtherMember, target.Memo.Get("creator").Str)
 	}
 	return structured(o.done(), nil), nil
 }
+
+// maxPreviousContent is the longest text before an edit that its result
+// carries whole: the result is bounded by the change, not by the memo (a
+// journal may be hundreds of KB), and undo takes the undo member.
+const maxPreviousContent = 1000
+
+// undo returns memo_edit's arguments that revert an edit from before to
+// after (JSON): a replace of the changed lines, widened by whole lines
+// until the passage occurs once, with what they were. nil when none is
+// found within maxUndoWiden lines each side, or nothing is left to find.
+func undo(before, after string) []byte {
+	p := 0 // the common head and tail, in bytes
+	for p < len(before) && p < len(after) && before[p] == after[p] {
+		p++
+	}
+	q := 0
+	for q < len(before)-p && q < len(after)-p && before[len(before)-1-q] == after[len(after)-1-q] {
+		q++
+	}
+	start, end := p, lineEnd(after, len(after)-q)
+	if p < len(after) && after[p] != '\n' { // a change within a line takes it whole
+		start = lineStart(after, p)
+	}
+	for range maxUndoWiden {
+		if start < end && strings.Count(after, after[start:end]) == 1 {
+			old, new := after[start:end], before[start:end+len(before)-len(after)]
+			b := rawjson.AppendString([]byte(`{"replace":{"old":`), old)
+			b = rawjson.AppendString(append(b, `,"new":`...), new)
+			return append(b, "}}"...)
+		}
+		start, end = lineStart(after, max(start-1, 0)), lineEnd(after, min(end+1, len(after)))
+	}
+	return nil
+}
+
+// maxUndoWiden bounds how many lines undo adds each side of a change (each
+// a search of the memo).
+const maxUndoWiden = 8
 
 // digest is the call's digest for the memo's lock (lease.Lease.Recent):
 // who made it, to which memo, and the change.

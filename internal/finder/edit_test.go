@@ -130,9 +130,33 @@ func TestMemoEdit(t *testing.T) {
 			}
 			o.str("old", tc.was)
 			o.str("new", tc.now)
+			undo := rawjson.ParseBytes(got).Get("structuredContent").Get("undo")
+			if undo.Exists() {
+				o.raw("undo", []byte(undo.Raw))
+			}
 			o.str("previousContent", tc.content)
 			if want := string(structured(o.done(), nil)); string(got) != want {
 				t.Errorf("result\n%s\nwant\n%s", got, want)
+			}
+			// undo reverts the change, when there is one to give.
+			if !undo.Exists() {
+				t.Fatal("no undo")
+			}
+			args = map[string]any{"memo": "e"}
+			undo.ForEach(func(k, v rawjson.Value) bool {
+				if v.IsObject() {
+					args[k.Str] = map[string]any{"old": v.Get("old").Str, "new": v.Get("new").Str}
+				} else {
+					args[k.Str] = v.Str
+				}
+				return true
+			})
+			m.lost, m.refuse = nil, nil
+			if _, err, _ := call(&Finder{Locks: &lease.Memory{}}, "memo_edit", args, m); err != nil {
+				t.Fatalf("undo %s: %v", undo.Raw, err)
+			}
+			if held := rawjson.Parse(m.answers[editPath]).Get("content").Str; held != tc.content {
+				t.Errorf("after undo %s, Memos holds %q, want %q", undo.Raw, held, tc.content)
 			}
 		})
 	}
@@ -219,5 +243,28 @@ func TestMemoEditRetried(t *testing.T) {
 	m.answers[editPath] = `{"name":"memos/e","content":"list, rewritten","creator":"users/alice"}`
 	if _, err, _ := call(f, "memo_edit", append, m); err != nil || rawjson.Parse(m.answers[editPath]).Get("content").Str != "list, rewritten\n- milk" {
 		t.Errorf("after the person's change: %v, %q", err, rawjson.Parse(m.answers[editPath]).Get("content").Str)
+	}
+}
+
+// An edit's result is bounded by the change, not by the memo: an append to
+// a memo near Memos' default limit, and to a journal of 200 KB, answers
+// in under 2 KB, with the undo that reverts it.
+func TestMemoEditResultBounded(t *testing.T) {
+	for _, size := range []int{7_900, 200_000} {
+		var b strings.Builder
+		for i := 0; b.Len() < size; i++ {
+			b.WriteString("day " + strconv.Itoa(i) + ": the same kind of line, written again\n")
+		}
+		content := b.String()
+		m := newFake()
+		m.answers[editPath] = `{"name":"memos/e","content":` + rawjson.Quote(content) + `}`
+		got, err, _ := call(&Finder{Locks: &lease.Memory{}}, "memo_edit", map[string]any{"memo": "e", "append": "one line more"}, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		undo := rawjson.ParseBytes(got).Get("structuredContent").Get("undo").Get("replace")
+		if len(got) >= 2048 || undo.Get("old").Str != "one line more\n" || undo.Get("new").Str != "" {
+			t.Errorf("%d bytes of memo: a result of %d bytes, undo %s", len(content), len(got), undo.Raw)
+		}
 	}
 }

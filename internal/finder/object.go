@@ -29,6 +29,12 @@ func (o *object) str(k, v string) {
 	o.b = rawjson.AppendString(o.b, v)
 }
 
+// raw adds a member whose value is JSON already.
+func (o *object) raw(k string, v []byte) {
+	o.key(k)
+	o.b = append(o.b, v...)
+}
+
 func (o *object) num(k string, n int64) {
 	o.key(k)
 	o.b = strconv.AppendInt(o.b, n, 10)

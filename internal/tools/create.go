@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/base64"
 	"strconv"
 	"time"
 
@@ -55,7 +56,11 @@ func (tb *Table) create(ctx context.Context, t *tool, a arguments, authorization
 	if n := len(body.Get("attachments").Array()) + len(body.Get("relations").Array()); n > writes.MaxLinked {
 		return nil, writes.Refuse("body may name at most " + strconv.Itoa(writes.MaxLinked) + " attachments and relations together (" + strconv.Itoa(n) + " given); add more afterwards with memo_set_memo_attachments and memo_set_memo_relations")
 	}
-	if c.kind != "attachment" {
+	if c.kind == "attachment" {
+		if _, err := base64.StdEncoding.DecodeString(body.Get("content").Str); err != nil {
+			return nil, writes.Refuse("body.content is not base64 (RFC 4648, with padding): " + err.Error() + "; send the file's bytes in base64")
+		}
+	} else {
 		o, err := m.Others(ctx)
 		if err != nil {
 			return nil, writes.NotDone(err, "learning who the caller is")
@@ -197,7 +202,7 @@ func within(obj rawjson.Value, now time.Time) bool {
 // existed is the result of a create that met the object an earlier try of
 // the same call made (idParam names the id a model gives for a second one).
 func existed(made rawjson.Value, idParam string) []byte {
-	note := "it existed already, made by an earlier try of this same call: nothing new was created. To make a second one alike on purpose, give an " + idParam + " of your own"
+	note := "it existed already, made by an earlier try of this same call: nothing new was created. To make a second one alike on purpose, give a " + idParam + " of your own"
 	if made.Get("state").Str == "ARCHIVED" {
 		note += ". It has been archived since"
 	}

@@ -62,8 +62,9 @@ func (tb *Table) deleteMemo(ctx context.Context, t *tool, a arguments, authoriza
 }
 
 // deleted is the result of a delete: what the memo held, and what went
-// with it. Comments are counted as the caller sees them: other users'
-// private comments go too, unseen, so the count is a least.
+// with it. Comments are counted as the caller sees them (the first
+// maxCountedComments; moreComments when there were more): other users'
+// private comments go too, unseen, which the note says.
 func deleted(target writes.Target, comments rawjson.Value) []byte {
 	memo := target.Memo
 	b := []byte(`{"ok":true,"deleted":{`)
@@ -108,15 +109,14 @@ func deleted(target writes.Target, comments rawjson.Value) []byte {
 		}
 		return true
 	})
-	count := "at least " + strconv.Itoa(n)
-	if comments.Get("nextPageToken").Str != "" {
-		count = "more than " + strconv.Itoa(n)
-	}
 	b = append(b, `],"comments":`...)
-	b = rawjson.AppendString(b, count)
+	b = strconv.AppendInt(b, int64(n), 10)
 	b = append(b, `,"commentsByOthers":`...)
-	b = rawjson.AppendString(b, "at least "+strconv.Itoa(others))
+	b = strconv.AppendInt(b, int64(others), 10)
+	if comments.Get("nextPageToken").Str != "" {
+		b = append(b, `,"moreComments":true`...)
+	}
 	b = append(b, `},"note":`...)
-	b = rawjson.AppendString(b, "Memos keeps no copy: to restore the memo, create it again from deleted (content, visibility); its comments (those counted are the ones you could see; other users' private comments went too), attachment files and reactions are gone with it")
+	b = rawjson.AppendString(b, "Memos keeps no copy: to restore the memo, create it again from deleted (content, visibility); its comments, attachment files and reactions are gone with it. The comments counted are those you could see: other users' private comments went too")
 	return append(b, '}')
 }

@@ -87,6 +87,15 @@ func TestGuardCost(t *testing.T) {
 	}
 }
 
+// A file that is not base64 is refused before any request, saying so.
+func TestCreateRefusesBadBase64(t *testing.T) {
+	doer := &fakeDoer{}
+	text, isError := call(t, newTable(testConfig(), doer), "attachment_create_attachment", `{"body":{"filename":"a.txt","type":"text/plain","content":"not base64!"}}`)
+	if !isError || !strings.Contains(text, "body.content is not base64") || !strings.HasSuffix(text, nothingWritten) || len(doer.requests()) != 0 {
+		t.Errorf("%d requests; %s", len(doer.requests()), text)
+	}
+}
+
 // A create's id follows from the call and its ten minutes: the same call
 // again gets it, another call or caller another, and Memos' id rule takes
 // it.

@@ -320,7 +320,7 @@ const scenarios = {
     console.log(`  image content: ${img.mimeType}, ${Buffer.from(img.data, 'base64').length} bytes`);
 
     res = await call('memo_edit', { memo, append: '- [ ] check the pressure' });
-    assert.equal(res.structuredContent.previousContent, content, 'memo_edit returns the previous content');
+    assert.deepEqual(res.structuredContent.undo, { replace: { old: '\n- [ ] check the pressure', new: '' } }, 'memo_edit returns its undo');
     res = await call('memo_edit', { memo, check: 'the pressure', contentHash: res.structuredContent.contentHash });
     assert.equal(res.structuredContent.new, '- [x] check the pressure', 'memo_edit checks the task');
     assert.equal((await c.ok('memo_get_memo', { memo })).content, `${content}\n- [x] check the pressure`, 'memo_edit wrote both changes');

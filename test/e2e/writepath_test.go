@@ -296,12 +296,12 @@ func TestWritePathParallel(t *testing.T) {
 
 	// Two updates made from the same read: one passes, the other is
 	// refused as a conflict, through the same Worker or two.
-	for _, pair := range [][2]*tools{{clients[0], clients[2]}, {clients[0], clients[1]}} {
+	for n, pair := range [][2]*tools{{clients[0], clients[2]}, {clients[0], clients[1]}} {
 		hash := str(pair[0].ok("memo_get_memo", map[string]any{"memo": memo}), "contentHash")
 		var passed, conflicts atomic.Int32
 		for i, c := range pair {
 			wg.Go(func() {
-				res := c.call("memo_update_memo", map[string]any{"memo": memo, "contentHash": hash, "body": map[string]any{"content": "rewritten by " + strconv.Itoa(i) + " #e2epath"}})
+				res := c.call("memo_update_memo", map[string]any{"memo": memo, "contentHash": hash, "body": map[string]any{"content": "rewritten in round " + strconv.Itoa(n) + " by " + strconv.Itoa(i) + " #e2epath"}})
 				switch text := res.Content[0].(*mcp.TextContent).Text; {
 				case !res.IsError:
 					passed.Add(1)
