@@ -25,8 +25,8 @@ var (
 	attachmentCreation = creation{"attachmentId", "attachment", writes.AttachmentRoute, writes.AttachmentPath}
 )
 
-// create is memo_create_memo, memo_create_memo_comment and
-// attachment_create_attachment made whole or not at all, once, and never
+// creator runs memo_create_memo, memo_create_memo_comment or
+// attachment_create_attachment (c says which) made whole or not at all, once, and never
 // over another object. Its plan reads what the call names: the memo a
 // comment goes under (a comment takes that memo's visibility in Memos, so
 // another one asked for is refused), the attachments (they must exist and
@@ -41,18 +41,17 @@ var (
 // before's). An unclear outcome is settled by reading the id back; a
 // comment Memos failed half-way, left as a memo of its own, is deleted:
 // it is this call's own, under an id this call chose or found free.
-func (tb *Table) create(ctx context.Context, t *tool, a arguments, authorization string) ([]byte, error) {
-	c := memoCreation
-	switch t.def.Name {
-	case "memo_create_memo_comment":
-		c = commentCreation
-	case "attachment_create_attachment":
-		c = attachmentCreation
+func (tb *Table) creator(c creation) runner {
+	return func(ctx context.Context, t *tool, a arguments, authorization string) ([]byte, error) {
+		return tb.create(ctx, t, c, a, authorization)
 	}
+}
+
+func (tb *Table) create(ctx context.Context, t *tool, c creation, a arguments, authorization string) ([]byte, error) {
 	m := tb.caller(t, authorization)
 	body := rawjson.Parse(a.bodyRaw)
 	var me, parent string
-	want := rawjson.Parse(`{"filename":` + rawjson.Quote(body.Get("filename").Str) + `,"type":` + rawjson.Quote(body.Get("type").Str) + `}`)
+	var want rawjson.Value // what an earlier try of this call made holds
 	if n := len(body.Get("attachments").Array()) + len(body.Get("relations").Array()); n > writes.MaxLinked {
 		return nil, writes.Refuse("body may name at most " + strconv.Itoa(writes.MaxLinked) + " attachments and relations together (" + strconv.Itoa(n) + " given); add more afterwards with memo_set_memo_attachments and memo_set_memo_relations")
 	}
@@ -60,6 +59,7 @@ func (tb *Table) create(ctx context.Context, t *tool, a arguments, authorization
 		if _, err := base64.StdEncoding.DecodeString(body.Get("content").Str); err != nil {
 			return nil, writes.Refuse("body.content is not base64 (RFC 4648, with padding): " + err.Error() + "; send the file's bytes in base64")
 		}
+		want = rawjson.Parse(`{"filename":` + rawjson.Quote(body.Get("filename").Str) + `,"type":` + rawjson.Quote(body.Get("type").Str) + `}`)
 	} else {
 		o, err := m.Others(ctx)
 		if err != nil {
@@ -114,7 +114,7 @@ func (tb *Table) create(ctx context.Context, t *tool, a arguments, authorization
 	if err == nil {
 		return result(obj), nil
 	}
-	if err != nil && !writes.Unclear(err) && writes.Status(err) != 409 && writes.Status(err) < 500 {
+	if !writes.Unclear(err) && writes.Status(err) != 409 && writes.Status(err) < 500 {
 		return nil, writes.NotDone(err, "")
 	}
 	return tb.settleCreate(ctx, m, c, id, me, parent, want, err)
