@@ -35,11 +35,11 @@ var (
 )
 
 var builtIn = map[string]want{
-	"memo_list_memos":              {"GET", "/api/v1/memos", nil, []string{"pageSize", "pageToken", "state", "orderBy", "filter", "showDeleted"}, false, get},
+	"memo_list_memos":              {"GET", "/api/v1/memos", nil, []string{"pageSize", "pageToken", "state", "orderBy", "filter"}, false, get},
 	"memo_create_memo":             {"POST", "/api/v1/memos", nil, []string{"memoId"}, true, create},
 	"memo_get_memo":                {"GET", "/api/v1/memos/{memo}", []string{"memo"}, nil, false, get},
 	"memo_update_memo":             {"PATCH", "/api/v1/memos/{memo}", []string{"memo"}, []string{"updateMask"}, true, [3]bool{false, true, false}},
-	"memo_delete_memo":             {"DELETE", "/api/v1/memos/{memo}", []string{"memo"}, []string{"force"}, false, del},
+	"memo_delete_memo":             {"DELETE", "/api/v1/memos/{memo}", []string{"memo"}, nil, false, del},
 	"memo_list_memo_comments":      {"GET", "/api/v1/memos/{memo}/comments", []string{"memo"}, []string{"pageSize", "pageToken", "orderBy"}, false, get},
 	"memo_create_memo_comment":     {"POST", "/api/v1/memos/{memo}/comments", []string{"memo"}, []string{"commentId"}, true, create},
 	"memo_list_memo_attachments":   {"GET", "/api/v1/memos/{memo}/attachments", []string{"memo"}, page, false, get},

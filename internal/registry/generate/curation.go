@@ -31,6 +31,9 @@ type override struct {
 	// Confirm names the function of package tools that asks the person
 	// before the tool runs, where the client can ask (elicitation).
 	Confirm string `json:"confirm"`
+	// ParamsOmit names query parameters the tool does not take: ones that
+	// promise what Memos does not do.
+	ParamsOmit []string `json:"paramsOmit"`
 	// BodyRequired replaces the body's required list when set; [] clears it.
 	BodyRequired *[]string `json:"bodyRequired"`
 	// BodyOmit names body properties the tool does not take: bound from

@@ -232,6 +232,12 @@ func TestBuildToolsFailsClearly(t *testing.T) {
 			want:     "overrides the body of an operation without one",
 		},
 		{
+			name:     "omitting a parameter the operation lacks",
+			spec:     miniSpec,
+			curation: `{"operations":[{"operationId":"ThingService_ListThings","description":"d","paramsOmit":["colour"]}]}`,
+			want:     `curation omits parameter "colour"`,
+		},
+		{
 			name:     "a write without a guard",
 			spec:     miniSpec,
 			curation: `{"operations":[{"operationId":"ThingService_UpdateThing","description":"d"}]}`,
@@ -409,5 +415,23 @@ func TestDefKeepAndPruning(t *testing.T) {
 				t.Errorf("$defs\n got %s\nwant %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// paramsOmit leaves a query parameter out of the tool: its schema and its
+// route's parameters.
+func TestParamsOmit(t *testing.T) {
+	tools, err := buildMini(t, miniSpec, `{"operations":[{"operationId":"ThingService_ListThings","description":"d","paramsOmit":["kind"]}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := mustJSON(t, tools[0].Input)
+	if gjson.Get(in, "properties.kind").Exists() || !gjson.Get(in, "properties.pageSize").Exists() {
+		t.Errorf("input %s", in)
+	}
+	for _, p := range tools[0].Params {
+		if p.Name == "kind" {
+			t.Errorf("the route keeps the omitted parameter: %v", tools[0].Params)
+		}
 	}
 }

@@ -127,9 +127,14 @@ func buildTool(id string, o operation, ov override, cur *curation, components ma
 	in := newConverter(components, true)
 	props := map[string]any{}
 	var required []any
+	var omitted []string // query parameters the curation leaves out
 	for _, where := range []string{"path", "query"} {
 		for _, pr := range orderedParams(o, where) {
 			p := pr.Value
+			if slices.Contains(ov.ParamsOmit, p.Name) && where == "query" {
+				omitted = append(omitted, p.Name)
+				continue
+			}
 			s, err := toGeneric(p.Schema.Value)
 			if err != nil {
 				return t, err
@@ -215,6 +220,11 @@ func buildTool(id string, o operation, ov override, cur *curation, components ma
 		}
 	}
 	pruneDefs(t.Input)
+	for _, name := range ov.ParamsOmit {
+		if !slices.Contains(omitted, name) {
+			return t, fmt.Errorf("curation omits parameter %q, which the operation does not have as a query parameter", name)
+		}
+	}
 	for name := range ov.Params {
 		if !slices.ContainsFunc(t.Params, func(p param) bool { return p.Name == name }) {
 			return t, fmt.Errorf("curation describes parameter %q, which the operation does not have", name)
