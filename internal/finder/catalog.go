@@ -28,7 +28,7 @@ const reads = `"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true
 var tools = []Tool{
 	{Name: "memo_search", ReadOnly: true, Run: (*Finder).memoSearch, JSON: `{
 	"name":"memo_search","title":"Search memos",
-	"description":"Find memos by words, tags, dates, state; newest first. Hits show matched lines or open tasks (else first lines, or a few short memos whole); … marks text left out (cut:true): memo_get_memo reads a memo whole. url: a memo's web page, {id} its name after memos/. More: pageToken=nextPageToken.",
+	"description":"Find memos by words, tags, dates, state; newest first. Hits show matched lines or open tasks (else first lines, or a few short memos whole); … marks text left out (cut:true): memo_get_memo reads a memo whole. A hit counts its comments and attachments; the comments of the first five hits that have some are searched for the words too (inComments), not those of memos the search does not find: memo_list_memo_comments reads them. url: a memo's web page, {id} its name after memos/. More: pageToken=nextPageToken.",
 	"inputSchema":{"type":"object","additionalProperties":false,"properties":{
 		"text":{"type":"string","description":"words, all required, any case"},
 		"tags":{"type":"array","items":{"type":"string"},"description":"work also matches work/meetings"},
@@ -44,10 +44,11 @@ var tools = []Tool{
 		"visibility":{"type":"string","enum":["PRIVATE","PROTECTED","PUBLIC"]},
 		"openTasks":{"type":"boolean"},
 		"scope":{"type":"string","enum":["mine","all"],"description":"default mine"},
+		"state":{"type":"string","enum":["NORMAL","ARCHIVED"],"description":"default NORMAL; ARCHIVED finds archived memos"},
 		"pageSize":{"type":"integer","description":"1 to 50, default 10"},
 		"pageToken":{"type":"string"}}},
 	"annotations":{"title":"Search memos",` + reads + `},
-	"_meta":{"calls":["GET /api/v1/auth/me","GET /api/v1/memos"]}}`},
+	"_meta":{"calls":["GET /api/v1/auth/me","GET /api/v1/memos","GET /api/v1/memos/{memo}/comments"]}}`},
 
 	{Name: "tag_list", ReadOnly: true, Run: (*Finder).tagList, JSON: `{
 	"name":"tag_list","title":"List tags",

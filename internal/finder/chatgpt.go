@@ -41,7 +41,7 @@ func (f *Finder) search(ctx context.Context, args map[string]any, m Memos) ([]by
 	if q.Creator, err = me(ctx, m); err != nil {
 		return nil, err
 	}
-	body, gerr := m.Get(ctx, listRoute, listPath(q.Compile(), searchResults, ""))
+	body, gerr := m.Get(ctx, listRoute, listPath(q.Compile(), "", searchResults, ""))
 	if gerr != nil {
 		return nil, gerr
 	}

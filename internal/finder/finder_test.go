@@ -99,7 +99,7 @@ func TestTools(t *testing.T) {
 		fails      string
 	}{
 		{name: "memo_search", tool: "memo_search", args: map[string]any{"text": `boiler ")`, "tags": []any{"#home"}, "on": "2024-03-10", "timezone": "Pacific/Auckland", "pageSize": rawjson.Numeral("5")},
-			want: `{"content":[{"type":"text","text":"{\"memos\":[{\"name\":\"memos/abc\",\"created\":\"2024-03-11T00:00:00+13:00\",\"pinned\":true,\"tags\":[\"home\"],\"text\":\"# Boiler\\nserviced at 1.5 bar #home\"}],\"nextPageToken\":\"NEXT\",\"url\":\"https://memos.example/memos/{id}\"}"}]}`,
+			want: `{"content":[{"type":"text","text":"{\"memos\":[{\"name\":\"memos/abc\",\"created\":\"2024-03-11T00:00:00+13:00\",\"pinned\":true,\"tags\":[\"home\"],\"text\":\"# Boiler\\nserviced at 1.5 bar #home\",\"attachments\":1}],\"nextPageToken\":\"NEXT\",\"url\":\"https://memos.example/memos/{id}\"}"}]}`,
 			asked: []string{"/api/v1/auth/me", "/api/v1/memos?pageSize=5&orderBy=create_time+desc&filter=" + uri.QueryEscape(
 				`creator == "users/ann" && content.contains("boiler") && content.contains("\")") && ((tags.exists(t, t == "home") || tags.exists(t, t.startsWith("home/")))) && ((created_ts >= timestamp("2024-03-09T11:00:00Z") && created_ts < timestamp("2024-03-10T11:00:00Z")))`)}},
 		{name: "memo_search of everything visible", tool: "memo_search", args: map[string]any{"scope": "all", "pageToken": "NEXT"},

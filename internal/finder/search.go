@@ -86,9 +86,13 @@ func tags(given []string) ([]string, error) {
 	return out, nil
 }
 
-// listPath is the ListMemos request for a query: newest first.
-func listPath(filter string, pageSize int64, pageToken string) string {
+// listPath is the ListMemos request for a query: newest first, in state
+// ("": Memos' default, NORMAL).
+func listPath(filter, state string, pageSize int64, pageToken string) string {
 	p := "/api/v1/memos?pageSize=" + strconv.FormatInt(pageSize, 10) + "&orderBy=" + uri.QueryEscape("create_time desc")
+	if state != "" {
+		p += "&state=" + uri.QueryEscape(state)
+	}
 	if filter != "" {
 		p += "&filter=" + uri.QueryEscape(filter)
 	}
@@ -140,7 +144,8 @@ func (f *Finder) memoSearch(ctx context.Context, args map[string]any, m Memos) (
 		}
 		q.Creator = others.Me
 	}
-	body, gerr := m.Get(ctx, listRoute, listPath(q.Compile(), size, token))
+	state := str(args, "state")
+	body, gerr := m.Get(ctx, listRoute, listPath(q.Compile(), state, size, token))
 	if gerr != nil {
 		return nil, gerr
 	}
@@ -151,11 +156,13 @@ func (f *Finder) memoSearch(ctx context.Context, args map[string]any, m Memos) (
 	if len(h.words) == 0 && !h.tasks && fewAndShort(memos) {
 		h.budget = pageWhole // nothing to match: the memos are what was asked for
 	}
+	inComments := commentHits(ctx, m, others, memos, q.Words)
 	o := newObject()
 	o.open("memos", '[')
 	memos.ForEach(func(_, memo rawjson.Value) bool {
 		o.item('{')
 		h.write(o, rawjson.ParseBytes(others.Mark(memo)))
+		h.writeComments(o, memo, inComments[memo.Get("name").Str])
 		o.close('}')
 		return true
 	})

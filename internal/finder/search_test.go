@@ -3,9 +3,12 @@ package finder
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tidwall/gjson"
 )
 
 // listing is a fake Memos whose ListMemos answers with memos.
@@ -141,6 +144,55 @@ func TestSearchDescription(t *testing.T) {
 	for _, want := range []string{cutMark + " marks text left out", "cut:true", "memo_get_memo reads a memo whole", "url: a memo's web page, {id} its name after memos/", "pageToken=nextPageToken"} {
 		if !strings.Contains(d, want) {
 			t.Errorf("the description does not say %q: %s", want, d)
+		}
+	}
+}
+
+// A hit counts its comments and attachments, and the comments of the
+// first hits that have some are searched for the words too: one request
+// each, at most maxCommentReads; other users' comments are marked, and
+// under LOCKDOWN left out. state reaches Memos.
+func TestSearchComments(t *testing.T) {
+	for _, lockdown := range []bool{false, true} {
+		m := newFake()
+		m.lockdown = lockdown
+		var page []string
+		for i := range maxCommentReads + 2 {
+			id := "m" + strconv.Itoa(i)
+			page = append(page, `{"name":"memos/`+id+`","creator":"users/ann","content":"the plumber came","createTime":"2026-03-01T10:00:00Z",`+
+				`"attachments":[{"name":"attachments/q"}],"relations":[{"memo":{"name":"memos/c`+id+`"},"relatedMemo":{"name":"memos/`+id+`"},"type":"COMMENT"},`+
+				`{"memo":{"name":"memos/`+id+`"},"relatedMemo":{"name":"memos/other"},"type":"REFERENCE"}]}`)
+			m.answers["/api/v1/memos/"+id+"/comments"] = `{"memos":[{"name":"memos/c` + id + `","creator":"users/bob","content":"the Plumber \u202equote: 90 EUR","createTime":"2026-03-02T10:00:00Z"},` +
+				`{"name":"memos/d` + id + `","creator":"users/ann","content":"nothing about it","createTime":"2026-03-02T11:00:00Z"}]}`
+		}
+		m.answers["/api/v1/memos"] = `{"memos":[` + strings.Join(page, ",") + `]}`
+		got, err, _ := call(&Finder{}, "memo_search", map[string]any{"text": "plumber", "state": "ARCHIVED"}, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hits := gjson.Parse(gjson.GetBytes(got, "content.0.text").Str).Get("memos").Array()
+		reads := 0
+		for _, a := range m.asked {
+			if strings.HasSuffix(strings.Split(a, "?")[0], "/comments") {
+				reads++
+			}
+		}
+		if len(hits) != maxCommentReads+2 || reads != maxCommentReads || !strings.Contains(strings.Join(m.asked, " "), "state=ARCHIVED") {
+			t.Fatalf("%d hits, %d comment reads; asked %v", len(hits), reads, m.asked)
+		}
+		first := hits[0]
+		if first.Get("comments").Int() != 1 || first.Get("attachments").Int() != 1 {
+			t.Errorf("counts: %s", first.Raw)
+		}
+		in := first.Get("inComments").Array()
+		switch {
+		case lockdown && len(in) != 0:
+			t.Errorf("under LOCKDOWN, bob's comment: %s", first.Raw)
+		case !lockdown && (len(in) != 1 || in[0].Get("byOtherUser").Str != "users/bob" || in[0].Get("text").Str != "the Plumber quote: 90 EUR"):
+			t.Errorf("inComments: %s", first.Raw)
+		}
+		if hits[maxCommentReads].Get("inComments").Exists() {
+			t.Errorf("a hit past the reads has comments found: %s", hits[maxCommentReads].Raw)
 		}
 	}
 }

@@ -656,3 +656,32 @@ func TestFinderAnswers(t *testing.T) {
 		}
 	})
 }
+
+// A word in a comment is found under the memo the search finds, with the
+// comment marked as one, and the hit counts its comments and files; an
+// archived memo is found with state ARCHIVED.
+func TestSearchCommentsAndState(t *testing.T) {
+	c := newTools(t, memos.Token)
+	memo := c.createMemo("Boiler service #e2ecomments", "PRIVATE")
+	c.ok("memo_create_memo_comment", map[string]any{"memo": memo, "body": map[string]any{"content": "the plumber quoted 90 EUR for the boiler"}})
+	hit := func(args map[string]any) map[string]any {
+		t.Helper()
+		for _, h := range c.ok("memo_search", args)["memos"].([]any) {
+			if h := h.(map[string]any); h["name"] == memo {
+				return h
+			}
+		}
+		return nil
+	}
+	h := hit(map[string]any{"text": "boiler", "tags": []any{"e2ecomments"}})
+	if h == nil || get(h, "comments") != 1.0 || !strings.Contains(str(h, "inComments.0.text"), "plumber quoted 90 EUR") {
+		t.Errorf("the hit: %v", h)
+	}
+	c.ok("memo_update_memo", map[string]any{"memo": memo, "body": map[string]any{"state": "ARCHIVED"}})
+	if h := hit(map[string]any{"tags": []any{"e2ecomments"}}); h != nil {
+		t.Errorf("an archived memo found by default: %v", h)
+	}
+	if h := hit(map[string]any{"tags": []any{"e2ecomments"}, "state": "ARCHIVED"}); h == nil {
+		t.Error("an archived memo not found with state ARCHIVED")
+	}
+}
