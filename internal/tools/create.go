@@ -104,6 +104,17 @@ func (tb *Table) create(ctx context.Context, t *tool, c creation, a arguments, a
 		case made == writes.Ours && (body.Get("createTime").Exists() || within(obj, now)):
 			return existed(obj, c.idParam), nil
 		}
+		// Memos v0.30 answers a comment under a taken id with a 500, as
+		// it does one it failed half-way: the id is looked at first.
+		if c.kind == "comment" {
+			made, obj, err := writes.Look(ctx, m, c.route, c.path(id), me, parent, want)
+			switch {
+			case err != nil:
+				return nil, writes.NotDone(err, "reading what an earlier try may have made")
+			case made == writes.Ours:
+				return existed(obj, c.idParam), nil
+			}
+		}
 	}
 	a.values[c.idParam] = id
 	r, err := t.request(a, authorization)

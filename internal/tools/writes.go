@@ -12,11 +12,11 @@ import (
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/writes"
 )
 
-// maxWriteRequests bounds the requests to Memos of one write: a create
-// learns who the caller is, reads the memo a comment goes under, the
-// attachments and related memos it names (writes.MaxLinked together), what
-// holds its id, writes, reads back and deletes what Memos left half-made.
-const maxWriteRequests = writes.MaxLinked + 6
+// maxWriteRequests bounds the requests to Memos of one write: a comment
+// learns who the caller is, reads the memo it goes under, the attachments
+// it names (writes.MaxLinked), what holds its id in this window and the
+// one before, writes, reads back and deletes what Memos left half-made.
+const maxWriteRequests = writes.MaxLinked + 7
 
 // runner runs a generated tool in place of its plain request (callRoute).
 type runner func(ctx context.Context, t *tool, a arguments, authorization string) ([]byte, error)

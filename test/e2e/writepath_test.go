@@ -333,3 +333,37 @@ func TestWritePathParallel(t *testing.T) {
 		t.Errorf("the memo holds %d attachments after two parallel sets, want 2", count(got, "attachments"))
 	}
 }
+
+// The small untruths a review found: a second identical comment says that
+// nothing new was made and how to make one; a task done already is not
+// confused with a longer open one; an append made again (its answer lost
+// to a client that gave up) is not added twice, and made again on purpose
+// it is; a refusal for length says nothing was written.
+func TestWritePathSaysWhatHappened(t *testing.T) {
+	c := newTools(t, memos.Token)
+	memo := c.createMemo("shopping #e2epath\n- [x] buy milk\n- [ ] buy milk and eggs", "PRIVATE")
+	first := c.ok("memo_create_memo_comment", map[string]any{"memo": memo, "body": map[string]any{"content": "same words"}})
+	again := c.ok("memo_create_memo_comment", map[string]any{"memo": memo, "body": map[string]any{"content": "same words"}})
+	if str(again, "name") != str(first, "name") || !strings.Contains(str(again, "note"), "nothing new was created") || !strings.Contains(str(again, "note"), "give a commentId of your own") {
+		t.Errorf("the same comment again: %v", again)
+	}
+	if msg := c.fails("memo_edit", map[string]any{"memo": memo, "check": "buy milk"}); !strings.Contains(msg, `the task "buy milk" of `+memo+` is already checked`) {
+		t.Errorf("check of a task done already: %q", msg)
+	}
+	if got := memoContent(t, memo); strings.Contains(got, "[x] buy milk and eggs") {
+		t.Errorf("the longer task was ticked: %q", got)
+	}
+	c.ok("memo_edit", map[string]any{"memo": memo, "append": "- [ ] bread"})
+	same := c.ok("memo_edit", map[string]any{"memo": memo, "append": "- [ ] bread"})
+	if n := strings.Count(memoContent(t, memo), "bread"); n != 1 || !strings.Contains(str(same, "note"), "nothing new was written") {
+		t.Errorf("the same append again: %d lines, %v", n, same)
+	}
+	c.ok("memo_edit", map[string]any{"memo": memo, "append": "- [ ] bread", "contentHash": str(same, "contentHash")})
+	if n := strings.Count(memoContent(t, memo), "bread"); n != 2 {
+		t.Errorf("the append made again on purpose: %d lines", n)
+	}
+	long := strings.Repeat("x", 9000) // over Memos' default limit of 8 KiB
+	if msg := c.fails("memo_create_memo", map[string]any{"body": map[string]any{"content": long}}); !strings.HasSuffix(msg, "nothing was written: trying again is safe") {
+		t.Errorf("too long: %q", msg)
+	}
+}
