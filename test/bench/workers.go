@@ -67,7 +67,8 @@ func quietWorker(root, dir, compat string) (workerDir, error) {
 	if err != nil {
 		return workerDir{}, err
 	}
-	files["quiet.mjs"] = []byte("export { default } from \"./worker.mjs\";\nconsole.log = () => {};\n")
+	// Its Durable Object classes (the memo locks') are the entry's too.
+	files["quiet.mjs"] = []byte("export { default } from \"./worker.mjs\";\nexport * from \"./worker.mjs\";\nconsole.log = () => {};\n")
 	return writeWorker(dir, "quiet", "quiet.mjs", compat, files, "")
 }
 
