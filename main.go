@@ -48,13 +48,13 @@ func main() {
 	// deployment serves any write.
 	locks, locksErr := memoLocks()
 	tools := tools.New(instance, finder.Finder{Offsets: bridge.ZoneOffset, Zone: cfg.Timezone, Locks: locks})
-	// The deployment's selection for every caller; a read-only grant gets
-	// its read-only part (the stricter of the two wins).
-	served := selection.Full()
+	// The deployment's selection for every caller, in the release the
+	// instance runs; a read-only grant gets its read-only part (the
+	// stricter of the two wins).
 	mcpOpts := mcp.Options{
-		Name: "memos-mcp-edge", Version: version, Tools: tools.Within(served), AllowedOrigins: cfg.AllowedOrigins,
+		Name: "memos-mcp-edge", Version: version, Tools: tools.Within(selection, false), AllowedOrigins: cfg.AllowedOrigins,
 		MaxBodyBytes: cfg.MaxBodyBytes, MaxResponseBytes: cfg.MaxRespBytes,
-		ReadOnlyTools: tools.Within(selection.ReadOnly()),
+		ReadOnlyTools: tools.Within(selection, true),
 		Instructions:  registry.Instructions,
 		// Memos as resources and the prompts are reads: every caller gets
 		// them; a prompt that needs a withheld tool is not listed.
@@ -86,20 +86,25 @@ func main() {
 	} else {
 		mcpOpts.Authorize, mcpOpts.Revoked = callers.Authorize, callers.Revoked
 	}
-	if served.Len() == selection.ReadOnly().Len() {
+	if !selection.Writes() {
 		locksErr = nil
 	}
 	if locksErr != nil {
 		logline.Print("configuration: ", locksErr.Error())
 	}
 	h := server.New(server.Options{
-		Config:          cfg,
-		ConfigErr:       cfgErr,
-		WritesErr:       locksErr,
-		MCP:             mcp.NewHandler(mcpOpts),
-		OAuth:           authServer,
-		MemosVersion:    registry.MemosVersion(),
-		ToolCount:       served.Len(),
+		Config:       cfg,
+		ConfigErr:    cfgErr,
+		WritesErr:    locksErr,
+		MCP:          mcp.NewHandler(mcpOpts),
+		OAuth:        authServer,
+		MemosVersion: registry.MemosVersion(),
+		ToolCount: func(release string) int {
+			if r := registry.For(release); r != nil {
+				return selection.In(r).Full().Len()
+			}
+			return selection.Full().Len()
+		},
 		Probe:           instance.Health,
 		StartupMillis:   bridge.StartupMillis,
 		WasmMemoryBytes: bridge.WasmMemoryBytes,
@@ -112,7 +117,7 @@ func main() {
 func memosOptions(cfg config.Config) memos.Options {
 	o := memos.Options{
 		AccessClientID: cfg.AccessClientID, AccessClientSecret: cfg.AccessClientSecret,
-		Timeout: cfg.Timeout, MaxResponseBytes: cfg.MaxRespBytes, Release: registry.MemosVersion(),
+		Timeout: cfg.Timeout, MaxResponseBytes: cfg.MaxRespBytes, Releases: tools.Releases(),
 		Differs: registry.Differs, Lockdown: cfg.Lockdown,
 	}
 	if u := cfg.MemosURL; u != nil {

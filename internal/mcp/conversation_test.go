@@ -26,7 +26,9 @@ import (
 // "Bearer busy" to wait 41.5 seconds.
 type fakeTools struct{}
 
-func (fakeTools) ListJSON() []byte {
+func (fakeTools) Release(context.Context) int { return 0 }
+
+func (fakeTools) ListJSON(int) []byte {
 	return []byte(`[{"name":"echo","description":"Echo.","inputSchema":{"type":"object"},"outputSchema":{"type":"object"}}]`)
 }
 

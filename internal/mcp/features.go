@@ -129,20 +129,14 @@ func (h *Handler) templates() []byte {
 // promptList returns the prompts/list result of the caller's grant, built
 // once for each.
 func (h *Handler) promptList(ctx context.Context) []byte {
-	l := &h.full.prompts
-	if stateOf(ctx).readOnly {
-		l = &h.readOnly.prompts
-	}
+	l := &h.offer(ctx).prompts
 	l.once.Do(func() { l.result = withMembers(h.opts.Prompts.ListJSON(h.served(ctx)), cacheGrant) })
 	return l.result
 }
 
 // served reports whether the caller of ctx is served a tool.
 func (h *Handler) served(ctx context.Context) func(tool string) bool {
-	names := h.fullNames()
-	if stateOf(ctx).readOnly {
-		names = h.readOnlyNames()
-	}
+	names := h.offer(ctx).names()
 	return func(tool string) bool { return names[tool] }
 }
 

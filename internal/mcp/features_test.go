@@ -18,7 +18,9 @@ import (
 // are not what these tests are about: every name is unknown to Call.
 type memosTools struct{ readOnly bool }
 
-func (t memosTools) ListJSON() []byte {
+func (memosTools) Release(context.Context) int { return 0 }
+
+func (t memosTools) ListJSON(int) []byte {
 	list := `[{"name":"memo_get_memo","description":"Get.","inputSchema":{"type":"object"}},` +
 		`{"name":"memo_list_memos","description":"List.","inputSchema":{"type":"object"}}`
 	if !t.readOnly {

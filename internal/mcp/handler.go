@@ -80,10 +80,16 @@ type Options struct {
 	Revoked func(req *web.Request) *web.Response
 }
 
-// Tools is the tool surface the handler serves.
+// Tools is the tool surface the handler serves: a set of tools in each
+// Memos release, of which a request is served the one of the release the
+// instance runs.
 type Tools interface {
-	// ListJSON returns the JSON array of tool definitions.
-	ListJSON() []byte
+	// Release returns the index of the release whose tools the request
+	// of ctx is served (0 where there is one release). Once the instance's
+	// release is known it asks nothing of Memos.
+	Release(ctx context.Context) int
+	// ListJSON returns the JSON array of tool definitions of a release.
+	ListJSON(release int) []byte
 	// Call runs the named tool, one that ListJSON lists, and returns a
 	// CallToolResult object as JSON, or the error the result reports
 	// (isError). A *memos.Error says whether Memos refused the credentials
@@ -101,18 +107,28 @@ type Tools interface {
 type Handler struct {
 	opts Options
 	// Results that never change, prepared once.
-	serverInfo     []byte
-	modernMembers  []byte // an object opened with the 2026-07-28 members of every result
-	capabilities   string
-	full, readOnly lists
-	templateList   prepared
-	fullNames      func() map[string]bool // the names Tools serves
-	readOnlyNames  func() map[string]bool // the names ReadOnlyTools serves
+	serverInfo    []byte
+	modernMembers []byte // an object opened with the 2026-07-28 members of every result
+	capabilities  string
+	templateList  prepared
+	offers        sync.Map // offerKey → *offer, made on first use
 }
 
-// lists are the list results of what one grant is served.
-type lists struct {
-	tools, prompts prepared
+// offerKey names what one kind of grant is served in one release.
+type offerKey struct {
+	release  int
+	readOnly bool
+}
+
+// offer is what one kind of grant (read-write or read-only) is served in
+// one release: its tools, their names, and the list results, each
+// prepared once.
+type offer struct {
+	tools     Tools
+	release   int
+	names     func() map[string]bool
+	toolsList prepared
+	prompts   prepared
 }
 
 // prepared is a result that never changes, built once.
@@ -125,6 +141,8 @@ type prepared struct {
 // must say about them, gathered as its messages are served.
 type state struct {
 	readOnly     bool // the credentials are a read-only grant
+	release      int  // the release whose tools are served, once placed
+	placed       bool
 	insufficient bool // a tool call needed more than the grant allows
 	refused      bool // Memos refused the credentials in a tool call or a read
 	// wait is the longest wait Memos asked for (its 429), which the
@@ -161,24 +179,42 @@ func NewHandler(opts Options) *Handler {
 	h.serverInfo = append(info, '}')
 	h.modernMembers = slices.Concat([]byte(`{"resultType":"complete","_meta":{"`+metaServerInfo+`":`), h.serverInfo, []byte("}"))
 	h.capabilities = capabilities(opts)
-	h.fullNames = sync.OnceValue(func() map[string]bool { return toolNames(opts.Tools) })
-	h.readOnlyNames = sync.OnceValue(func() map[string]bool {
-		if opts.ReadOnlyTools == nil {
-			return map[string]bool{}
-		}
-		return toolNames(opts.ReadOnlyTools)
-	})
 	return h
 }
 
-// toolNames returns the names of the tools of a tool set.
-func toolNames(tools Tools) map[string]bool {
-	names := map[string]bool{}
-	rawjson.ParseBytes(tools.ListJSON()).ForEach(func(_, tool rawjson.Value) bool {
-		names[tool.Get("name").Str] = true
-		return true
+// offer returns what the caller of ctx is served: its grant's tools in
+// the release of the instance, learnt once per request.
+func (h *Handler) offer(ctx context.Context) *offer {
+	st := stateOf(ctx)
+	if !st.placed {
+		st.release, st.placed = h.opts.Tools.Release(ctx), true
+	}
+	return h.offerOf(st.release, st.readOnly)
+}
+
+// offerOf returns what a grant is served in a release.
+func (h *Handler) offerOf(release int, readOnly bool) *offer {
+	key := offerKey{release, readOnly}
+	if o, ok := h.offers.Load(key); ok {
+		return o.(*offer)
+	}
+	o := &offer{tools: h.opts.Tools, release: release}
+	if readOnly {
+		o.tools = h.opts.ReadOnlyTools
+	}
+	o.names = sync.OnceValue(func() map[string]bool {
+		names := map[string]bool{}
+		if o.tools == nil {
+			return names
+		}
+		rawjson.ParseBytes(o.tools.ListJSON(release)).ForEach(func(_, tool rawjson.Value) bool {
+			names[tool.Get("name").Str] = true
+			return true
+		})
+		return names
 	})
-	return names
+	actual, _ := h.offers.LoadOrStore(key, o)
+	return actual.(*offer)
 }
 
 // call is one JSON-RPC request being served, with what its era decided.

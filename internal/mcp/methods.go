@@ -176,16 +176,14 @@ func (h *Handler) appendInstructions(ctx context.Context, b []byte) []byte {
 // read-only grant sees fewer tools), the list may be reused only under the
 // same authorization: its cache scope is private.
 func (h *Handler) toolsList(ctx context.Context) []byte {
-	tools, list := h.opts.Tools, &h.full.tools
-	if stateOf(ctx).readOnly {
-		tools, list = h.opts.ReadOnlyTools, &h.readOnly.tools
-	}
+	o := h.offer(ctx)
+	list := &o.toolsList
 	list.once.Do(func() {
 		cache := cacheStatic
 		if h.opts.ReadOnlyTools != nil {
 			cache = cacheGrant
 		}
-		b := append([]byte(`{"tools":`), tools.ListJSON()...)
+		b := append([]byte(`{"tools":`), o.tools.ListJSON(o.release)...)
 		list.result = withMembers(append(b, '}'), cache)
 	})
 	return list.result
@@ -198,12 +196,10 @@ func (h *Handler) toolsCall(ctx context.Context, c *call) reply {
 	if name.Kind != rawjson.String {
 		return h.invalid(c, `invalid params: "name" must be a string`)
 	}
-	st, tools := stateOf(ctx), h.opts.Tools
-	if st.readOnly {
-		tools = h.opts.ReadOnlyTools
-	}
-	if !h.served(ctx)(name.Str) {
-		if st.readOnly && h.fullNames()[name.Str] {
+	st, o := stateOf(ctx), h.offer(ctx)
+	tools := o.tools
+	if !o.names()[name.Str] {
+		if st.readOnly && h.offerOf(o.release, false).names()[name.Str] {
 			st.insufficient = true
 			return h.fail(c, 403, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
 				Message: "insufficient scope: " + rawjson.Quote(name.Str) + " changes memos, which this read-only grant does not allow; connect again with read and write access"})

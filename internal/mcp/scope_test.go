@@ -14,7 +14,8 @@ import (
 // whose only tool, echo, stands for a tool that writes.
 type readOnlyTools struct{}
 
-func (readOnlyTools) ListJSON() []byte                                              { return []byte(`[]`) }
+func (readOnlyTools) Release(context.Context) int                                   { return 0 }
+func (readOnlyTools) ListJSON(int) []byte                                           { return []byte(`[]`) }
 func (readOnlyTools) Confirm(context.Context, string, rawjson.Value, string) string { return "" }
 
 func (readOnlyTools) Call(context.Context, string, rawjson.Value, string) ([]byte, error) {

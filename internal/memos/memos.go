@@ -36,15 +36,25 @@ type Options struct {
 	// MaxResponseBytes is the cap on an answer's size that the Doer
 	// enforces (MAX_RESPONSE_BYTES), named when an answer passes it.
 	MaxResponseBytes int
-	// Release is the Memos release the tools were built for, against
-	// which the instance's own is checked.
-	Release string
+	// Releases are the Memos releases the tools were built for, the
+	// pinned one first: an instance is served the one of its major.minor,
+	// else the one whose Marker route it has (a source build says "dev"),
+	// else the first.
+	Releases []Release
 	// Differs reports whether a route template differs between the Memos
 	// releases (renamed or gone), so that its 404 may be the release's;
 	// nil counts every route as differing.
 	Differs func(route string) bool
 	// Lockdown (LOCKDOWN) leaves other users' memos out of results.
 	Lockdown bool
+}
+
+// Release is one Memos release the tools were built for.
+type Release struct {
+	Version string // v0.31.0
+	// Marker is the path of a route only this release has, which Memos
+	// answers without a token with 404 where it is not; "" for none.
+	Marker string
 }
 
 // Client sends requests to one Memos instance through a web.Doer.
@@ -130,7 +140,7 @@ func (c *Client) Send(ctx context.Context, r Request) (*web.Response, error) {
 	case resp.Status == 404 && r.Tool != "":
 		learnt() // a 404 waits until the version is learnt, to explain a release mismatch
 		_, route, _ := strings.Cut(r.Route, " ")
-		msg += c.version.mismatchNote(c.opts.Release, route, c.opts.Differs)
+		msg += c.version.mismatchNote(c.opts.Releases, route, c.opts.Differs)
 	case resp.Status == 429:
 		if wait, limited := retryAfter(resp, time.Now()); limited {
 			e.Wait = max(wait, time.Second)

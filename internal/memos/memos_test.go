@@ -8,11 +8,11 @@ import (
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
 )
 
-// testRelease is the release the test client's tools are built for.
-const testRelease = "v0.30.0"
+// testReleases are the releases the test client's tools are built for.
+var testReleases = []Release{{Version: "v0.30.0"}, {Version: "v0.31.0", Marker: "/api/v1/users/-/views"}}
 
 func testOptions() Options {
-	return Options{URL: "https://memos.example.com", Host: "memos.example.com", MaxResponseBytes: 1 << 20, Timeout: 5 * time.Second, Release: testRelease}
+	return Options{URL: "https://memos.example.com", Host: "memos.example.com", MaxResponseBytes: 1 << 20, Timeout: 5 * time.Second, Releases: testReleases}
 }
 
 // fakeDoer answers every request with resp, or fails it with err, and

@@ -20,6 +20,9 @@ type Status struct {
 	Reachable    bool
 	HTTPStatus   int
 	MemosVersion string // as the instance reports it ("dev" for source builds)
+	// Release is the release of the tools the instance is served
+	// (Options.Releases), "" when the probe learnt none.
+	Release string
 	// Problem is what is wrong, for the operator, empty when healthy: the
 	// instance unreachable or refusing, or running another Memos release
 	// than the tools were built for (then some tools answer 404).
@@ -80,13 +83,68 @@ func (c *Client) Probe(ctx context.Context) Status {
 		s.Problem, detail = c.notJSON(resp)
 	default:
 		s.MemosVersion = rawjson.ParseBytes(resp.Body).Get("version").String()
-		s.Problem = mismatch(s.MemosVersion, c.opts.Release)
-		c.version.note(s.MemosVersion, c.opts.Release)
+		s.Problem = mismatch(s.MemosVersion, c.opts.Releases)
+		release, placed := c.place(ctx, s.MemosVersion)
+		c.version.note(s.MemosVersion, release, placed, c.opts.Releases)
+		s.Release = c.released(c.version.served())
 	}
 	if detail != "" {
 		logline.Print("health check: GET ", profilePath, ": HTTP ", strconv.Itoa(resp.Status), ": ", detail)
 	}
 	return s
+}
+
+// place returns the index in Options.Releases of the release an instance
+// reporting version is served: the one of its major.minor; else, for a
+// source build ("dev") or a release the build lacks, the newest whose
+// Marker route answers other than 404 without a token (at most one request
+// per release); else the first. placed is false when a Marker request
+// failed, which leaves the instance's release as it was.
+func (c *Client) place(ctx context.Context, version string) (release int, placed bool) {
+	rs := c.opts.Releases
+	for i := range rs {
+		if m := minor(version); m != "" && minor(rs[i].Version) == m {
+			return i, true
+		}
+	}
+	header := web.Header{"accept": "application/json"}
+	c.addAccess(header)
+	for i := len(rs) - 1; i > 0; i-- {
+		if rs[i].Marker == "" {
+			continue
+		}
+		resp, err := c.doer.Do(ctx, &web.Request{Method: "GET", URL: c.base + rs[i].Marker, Header: header, Timeout: min(c.opts.Timeout, probeTimeout)})
+		if err != nil {
+			logline.Print("release check: GET ", rs[i].Marker, ": ", err.Error())
+			return 0, false
+		}
+		if resp.Status != 404 {
+			return i, true
+		}
+	}
+	return 0, true
+}
+
+// Release returns the index in Options.Releases of the release the
+// instance is served, probing it when it was never learnt (the first
+// request of an isolate; later ones are relearnt beside a tool call's
+// request, once per versionTTL). 0 while it cannot be learnt.
+func (c *Client) Release(ctx context.Context) int {
+	if i, ok := c.version.served(); ok {
+		return i
+	}
+	c.Probe(ctx)
+	i, _ := c.version.served()
+	return i
+}
+
+// released is the version of the release at index i, "" when there is
+// none or it is not known.
+func (c *Client) released(i int, known bool) string {
+	if !known || i >= len(c.opts.Releases) {
+		return ""
+	}
+	return c.opts.Releases[i].Version
 }
 
 // profilePath is the instance's public profile, readable without a token.

@@ -1,6 +1,8 @@
 package memos
 
 import (
+	"cmp"
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -44,36 +46,82 @@ func TestProbeProblems(t *testing.T) {
 	}
 }
 
-// An instance on another Memos release than the tools' is a problem (some
-// tools answer 404); one that does not say which release it runs is not.
+// An instance on a Memos release the tools were not built for is a problem
+// (some tools answer 404); one that does not say which release it runs is
+// not. Each is served a release: its own, else the one whose marker route
+// it has, else the pinned one.
 func TestProbeReleases(t *testing.T) {
-	json := web.Header{"content-type": "application/json"}
 	for _, tc := range []struct {
-		name, version, problem string
+		name, version string
+		marker        int // the status of the v0.31 marker route, 0 when it must not be asked
+		served        string
+		problem       string
 	}{
-		{"the tools' release", "0.30.0", ""},
-		{"the tools' release with v", "v0.30.0", ""},
-		{"a source build", "dev", ""},
-		{"no version", "", ""},
-		{"another release", "0.31.0", "the instance runs Memos 0.31.0 but the tools were built for 0.30.0: switch the Worker to that release with make release"},
+		{"the pinned release", "0.30.0", 0, "v0.30.0", ""},
+		{"the pinned release with v", "v0.30.0", 0, "v0.30.0", ""},
+		{"the next release", "0.31.0", 0, "v0.31.0", ""},
+		{"a patch of the next", "0.31.1", 0, "v0.31.0", ""},
+		{"a source build of v0.30", "dev", 404, "v0.30.0", ""},
+		{"a source build of v0.31", "dev", 401, "v0.31.0", ""},
+		{"no version", "", 404, "v0.30.0", ""},
+		{"a release the build lacks", "0.32.0", 401, "v0.31.0", "the instance runs Memos 0.32.0 but the tools were built for 0.30.0 and 0.31.0: switch the Worker to that release with make release"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			body := []byte(`{"version":"` + tc.version + `"}`)
-			s := New(testOptions(), &fakeDoer{resp: &web.Response{Status: 200, Header: json, Body: body}}).Probe(t.Context())
-			if !s.Reachable || s.MemosVersion != tc.version || !strings.HasPrefix(s.Problem, tc.problem) || (tc.problem == "") != (s.Problem == "") {
-				t.Errorf("status %+v, want a problem starting %q", s, tc.problem)
+			doer := &routeDoer{profile: `{"version":"` + tc.version + `"}`, marker: tc.marker}
+			c := New(testOptions(), doer)
+			s := c.Probe(t.Context())
+			if !s.Reachable || s.MemosVersion != tc.version || s.Release != tc.served || !strings.HasPrefix(s.Problem, tc.problem) || (tc.problem == "") != (s.Problem == "") {
+				t.Errorf("status %+v, want release %s and a problem starting %q", s, tc.served, tc.problem)
+			}
+			if doer.markers != min(tc.marker, 1) {
+				t.Errorf("the marker route was asked %d times", doer.markers)
+			}
+			if got := testReleases[c.Release(t.Context())].Version; got != tc.served {
+				t.Errorf("Release = %s, want %s", got, tc.served)
 			}
 		})
 	}
 }
 
+// Once learnt, the release is answered without a request; never learnt, it
+// is learnt with one probe.
+func TestReleaseLearntOnce(t *testing.T) {
+	doer := &routeDoer{profile: `{"version":"0.31.0"}`}
+	c := New(testOptions(), doer)
+	for range 5 {
+		if i := c.Release(t.Context()); i != 1 {
+			t.Fatalf("Release = %d", i)
+		}
+	}
+	if doer.profiles != 1 {
+		t.Errorf("%d probes for 5 calls, want 1", doer.profiles)
+	}
+}
+
+// routeDoer answers the profile with profile, and the v0.31 marker route
+// with the status marker (404 when 0), counting both.
+type routeDoer struct {
+	profile           string
+	marker            int
+	profiles, markers int
+}
+
+func (d *routeDoer) Do(_ context.Context, r *web.Request) (*web.Response, error) {
+	if strings.HasSuffix(r.URL, profilePath) {
+		d.profiles++
+		return &web.Response{Status: 200, Header: web.Header{"content-type": "application/json"}, Body: []byte(d.profile)}, nil
+	}
+	d.markers++
+	return &web.Response{Status: cmp.Or(d.marker, 404), Header: web.Header{"content-type": "application/json"}, Body: []byte(`{"code":5}`)}, nil
+}
+
 // /healthz probes the instance at most once per healthTTL, however often it
 // is asked: it answers anyone who reaches the gateway.
 func TestHealthIsCached(t *testing.T) {
-	doer := &fakeDoer{resp: &web.Response{Status: 200, Header: web.Header{"content-type": "application/json"}, Body: []byte(`{"version":"dev"}`)}}
+	doer := &fakeDoer{resp: &web.Response{Status: 200, Header: web.Header{"content-type": "application/json"}, Body: []byte(`{"version":"0.30.0"}`)}}
 	c := New(testOptions(), doer)
 	for range 50 {
-		if s := c.Health(t.Context()); s.Problem != "" || s.MemosVersion != "dev" {
+		if s := c.Health(t.Context()); s.Problem != "" || s.MemosVersion != "0.30.0" {
 			t.Fatalf("status %+v", s)
 		}
 	}
@@ -87,7 +135,8 @@ func TestHealthIsCached(t *testing.T) {
 	}
 }
 
-// The health check passes Cloudflare Access too, and sends no token.
+// The health check, and the release check of a source build, pass
+// Cloudflare Access too, and send no token.
 func TestProbeHeaders(t *testing.T) {
 	opts := testOptions()
 	opts.AccessClientID, opts.AccessClientSecret = "id.access", "shh"
@@ -96,12 +145,14 @@ func TestProbeHeaders(t *testing.T) {
 		t.Errorf("status %+v", s)
 	}
 	reqs := doer.requests()
-	if len(reqs) != 1 {
-		t.Fatalf("%d requests", len(reqs))
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want the profile and the marker route", len(reqs))
 	}
-	h := reqs[0].Header
-	if h["cf-access-client-id"] != "id.access" || h["cf-access-client-secret"] != "shh" || h["authorization"] != "" {
-		t.Errorf("probe headers %v", h)
+	for _, r := range reqs {
+		h := r.Header
+		if h["cf-access-client-id"] != "id.access" || h["cf-access-client-secret"] != "shh" || h["authorization"] != "" {
+			t.Errorf("%s: headers %v", r.URL, h)
+		}
 	}
 }
 

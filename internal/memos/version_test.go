@@ -6,26 +6,27 @@ import (
 )
 
 func TestVersionMismatch(t *testing.T) {
-	pinned := testRelease
 	for instance, warns := range map[string]bool{
-		pinned:                          false,
-		strings.TrimPrefix(pinned, "v"): false,
-		"dev":                           false,
-		"":                              false,
-		"0.31.0":                        true,
-		"v0.29.1":                       true,
-		"0.30.7":                        false, // a patch release changes no route
-		"v0.30":                         false,
-		"0.30.1-rc1":                    false,
-		"0.3.0":                         true,
-		"nightly":                       false, // names no release: as dev
-		"0.x.1":                         false,
+		"v0.30.0":    false,
+		"0.30.0":     false,
+		"dev":        false,
+		"":           false,
+		"0.31.0":     false,
+		"0.31.1":     false, // a patch release changes no route
+		"0.32.0":     true,
+		"v0.29.1":    true,
+		"0.30.7":     false, // a patch release changes no route
+		"v0.30":      false,
+		"0.30.1-rc1": false,
+		"0.3.0":      true,
+		"nightly":    false, // names no release: as dev
+		"0.x.1":      false,
 	} {
-		if got := mismatch(instance, testRelease); (got != "") != warns {
+		if got := mismatch(instance, testReleases); (got != "") != warns {
 			t.Errorf("mismatch(%q) = %q", instance, got)
 		}
 	}
-	if w := mismatch("0.31.0", testRelease); !strings.Contains(w, "runs Memos 0.31.0 but the tools were built for 0.30.0") {
+	if w := mismatch("0.32.0", testReleases); !strings.Contains(w, "runs Memos 0.32.0 but the tools were built for 0.30.0 and 0.31.0") {
 		t.Errorf("mismatch text %q", w)
 	}
 }
@@ -45,16 +46,16 @@ func TestMinor(t *testing.T) {
 // releases: a deleted memo's 404 is the memo's.
 func TestMismatchNoteOnDifferingRoutes(t *testing.T) {
 	var v versionCache
-	v.note("0.31.0", testRelease)
-	differs := func(route string) bool { return route == "/api/v1/users/{user}/shortcuts" }
-	if n := v.mismatchNote(testRelease, "/api/v1/memos/{memo}", differs); n != "" {
+	v.note("0.32.0", 1, true, testReleases)
+	differs := func(route string) bool { return route == "/api/v1/users/{user}/views" }
+	if n := v.mismatchNote(testReleases, "/api/v1/memos/{memo}", differs); n != "" {
 		t.Errorf("a shared route got %q", n)
 	}
-	if n := v.mismatchNote(testRelease, "/api/v1/users/{user}/shortcuts", differs); !strings.Contains(n, "the instance runs Memos v0.31.0") {
+	if n := v.mismatchNote(testReleases, "/api/v1/users/{user}/views", differs); !strings.Contains(n, "the instance runs Memos v0.32.0, but these tools were built for Memos v0.31.0") {
 		t.Errorf("a differing route got %q", n)
 	}
-	v.note("0.30.2", testRelease)
-	if n := v.mismatchNote(testRelease, "/api/v1/users/{user}/shortcuts", differs); n != "" {
+	v.note("0.31.2", 1, true, testReleases)
+	if n := v.mismatchNote(testReleases, "/api/v1/users/{user}/views", differs); n != "" {
 		t.Errorf("a patch release got %q", n)
 	}
 }

@@ -69,6 +69,7 @@ type Release struct {
 	Version string // as its document names it, v0.31.0
 	tools   []Tool
 	catalog func() []Tool
+	index   int // its place in Releases
 }
 
 // Releases returns the releases the build serves, the pinned one first.
@@ -79,6 +80,7 @@ var built = sync.OnceValue(func() []*Release {
 	for i := range releases {
 		r := &releases[i]
 		r.catalog = sync.OnceValue(func() []Tool { return join(r.tools) })
+		r.index = i
 		rs[i] = r
 	}
 	return rs
@@ -98,6 +100,44 @@ func For(version string) *Release {
 		}
 	}
 	return nil
+}
+
+// Index is the release's place in Releases: 0 for the pinned one.
+func (r *Release) Index() int { return r.index }
+
+// Marker returns the path of a route that only this release of the build
+// serves, its parameters filled with "-", for telling the release of an
+// instance that does not name it (a source build says "dev"): Memos
+// answers a request there without a token with 401 where the route is,
+// and 404 where it is not. "" when the release has no such route.
+func (r *Release) Marker() string {
+	for _, t := range r.tools {
+		if t.Method != "GET" || !Differs(t.Path) || servedElsewhere(r, t.Path) {
+			continue
+		}
+		path := t.Path
+		for {
+			open, close := strings.IndexByte(path, '{'), strings.IndexByte(path, '}')
+			if open < 0 || close < open {
+				return path
+			}
+			path = path[:open] + "-" + path[close+1:]
+		}
+	}
+	return ""
+}
+
+// servedElsewhere reports whether a release of the build other than r
+// serves route.
+func servedElsewhere(r *Release, route string) bool {
+	for _, o := range built() {
+		for i := range o.tools {
+			if o != r && o.tools[i].Path == route {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Tools returns every tool of the release in the order tools/list serves

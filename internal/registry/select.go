@@ -14,6 +14,9 @@ import (
 // the deployment and the caller is stricter wins.
 type Selection struct {
 	all, readOnly *Set
+	// releases are the selections of every release of the build, in the
+	// order of Releases: the same entries, applied to each release's tools.
+	releases []*Selection
 }
 
 // Set is a fixed set of tools with its tools/list array, which is joined
@@ -24,11 +27,14 @@ type Set struct {
 	list   func() []byte
 }
 
-// Select returns the tools that readOnly and entries select. Each entry is
-// a tool name, or the start of names (memo_) when no tool has that name; an
-// entry starting with "-" removes what it matches. Without any adding entry every tool is the
-// starting point. An entry that matches no tool, or a selection left
-// empty, is an error that names it.
+// Select returns the tools of the pinned release that readOnly and entries
+// select, and through In those of every release. Each entry is a tool name,
+// or the start of names (memo_) when no tool has that name; a name selects
+// the tool of the same curated operation in every release, whatever that
+// release calls it (shortcut_list_shortcuts is memo_view_list_memo_views on
+// v0.31). An entry starting with "-" removes what it matches. Without any
+// adding entry every tool is the starting point. An entry that matches no
+// tool, or a selection left empty, is an error that names it.
 func Select(readOnly bool, entries []string) (*Selection, error) {
 	var add, remove []string
 	var errs []error
@@ -44,16 +50,29 @@ func Select(readOnly bool, entries []string) (*Selection, error) {
 			add = append(add, name)
 		}
 	}
+	var releases []*Selection
+	for _, r := range Releases() {
+		s := selectIn(r, readOnly, add, remove)
+		if s.all.Len() == 0 && len(errs) == 0 {
+			errs = append(errs, errors.New("TOOLS and READ_ONLY together select no tool of Memos "+r.Version+": serve at least one"))
+		}
+		releases = append(releases, s)
+	}
+	for _, s := range releases {
+		s.releases = releases
+	}
+	return releases[0], errors.Join(errs...)
+}
+
+// selectIn is the selection of one release.
+func selectIn(r *Release, readOnly bool, add, remove []string) *Selection {
 	var chosen []*Tool
-	tools := All()
+	tools := r.Tools()
 	for i := range tools {
 		t := &tools[i]
-		if (len(add) == 0 || matches(t.Name, add)) && !matches(t.Name, remove) && (t.ReadOnly || !readOnly) {
+		if (len(add) == 0 || matches(t, add)) && !matches(t, remove) && (t.ReadOnly || !readOnly) {
 			chosen = append(chosen, t)
 		}
-	}
-	if len(chosen) == 0 && len(errs) == 0 {
-		errs = append(errs, errors.New("TOOLS and READ_ONLY together select no tool: serve at least one"))
 	}
 	s := &Selection{all: newSet(chosen)}
 	s.readOnly = s.all
@@ -66,7 +85,21 @@ func Select(readOnly bool, entries []string) (*Selection, error) {
 		}
 		s.readOnly = newSet(reads)
 	}
-	return s, errors.Join(errs...)
+	return s
+}
+
+// In returns the selection of release r: the same choice, of its tools.
+func (s *Selection) In(r *Release) *Selection { return s.releases[r.index] }
+
+// Writes reports whether the selection serves a tool that changes
+// something in any release.
+func (s *Selection) Writes() bool {
+	for _, r := range s.releases {
+		if r.all.Len() != r.readOnly.Len() {
+			return true
+		}
+	}
+	return false
 }
 
 // Full returns the set a caller allowed to write gets: every selected tool.
@@ -120,16 +153,30 @@ func (s *Set) Names() []string {
 // Len is the number of tools in the set.
 func (s *Set) Len() int { return len(s.tools) }
 
-// matches reports whether one of entries selects the tool called name. An
-// entry that is a tool's name selects that tool only (memo_delete_memo is
-// not memo_delete_memo_reaction); any other entry is a prefix.
-func matches(name string, entries []string) bool {
+// matches reports whether one of entries selects t. An entry that is a
+// tool's name selects that tool only (memo_delete_memo is not
+// memo_delete_memo_reaction), in every release; any other entry is a
+// prefix.
+func matches(t *Tool, entries []string) bool {
 	for _, e := range entries {
-		if name == e || strings.HasPrefix(name, e) && !isName(e) {
+		if t.Name == e || strings.HasPrefix(t.Name, e) && !isName(e) || t.Curated != "" && t.Curated == curatedAs(e) {
 			return true
 		}
 	}
 	return false
+}
+
+// curatedAs returns the curated operation of the generated tool called
+// name in any release, "" for none.
+func curatedAs(name string) string {
+	for _, r := range Releases() {
+		for i := range r.tools {
+			if r.tools[i].Name == name {
+				return r.tools[i].Curated
+			}
+		}
+	}
+	return ""
 }
 
 // isName reports whether a registry tool is called s.

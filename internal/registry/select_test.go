@@ -149,3 +149,44 @@ func TestListSize(t *testing.T) {
 		}
 	}
 }
+
+// A tool's name selects the tool of the same curated operation in every
+// release, whatever that release calls it; a prefix selects by name.
+func TestSelectAcrossReleases(t *testing.T) {
+	pinned, next := Releases()[0], Releases()[1]
+	views := func(r *Release) string { return r.Curated("ShortcutService_ListShortcuts").Name }
+	for _, entry := range []string{views(pinned), views(next)} {
+		s, err := Select(false, []string{entry})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range Releases() {
+			if diff := cmp.Diff([]string{views(r)}, s.In(r).Full().Names()); diff != "" {
+				t.Errorf("%s in %s (-want +got):\n%s", entry, r.Version, diff)
+			}
+		}
+	}
+	s, err := Select(true, []string{"memo_"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Writes() || s.In(next).Full().Len() == 0 {
+		t.Errorf("read-only memo_: writes %t, %d tools of %s", s.Writes(), s.In(next).Full().Len(), next.Version)
+	}
+}
+
+// Each release's marker is a route of its own, which a source build's
+// release is told by.
+func TestMarkers(t *testing.T) {
+	for _, r := range Releases() {
+		m := r.Marker()
+		if m == "" || strings.ContainsAny(m, "{}") {
+			t.Errorf("%s: marker %q", r.Version, m)
+		}
+		for _, o := range Releases() {
+			if o != r && o.Marker() == m {
+				t.Errorf("%s and %s share the marker %s", r.Version, o.Version, m)
+			}
+		}
+	}
+}

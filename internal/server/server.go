@@ -4,6 +4,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"math/rand/v2"
@@ -25,12 +26,15 @@ import (
 
 // Options configure a Server.
 type Options struct {
-	Config       config.Config
-	ConfigErr    error       // problems found in the configuration; /mcp refuses to serve while set
-	WritesErr    error       // a problem that refuses writes alone (no memo locks): /mcp serves reads; /healthz reports it
-	MCP          web.Handler // serves /mcp
-	MemosVersion string      // the Memos version the tool registry was built from
-	ToolCount    int
+	Config    config.Config
+	ConfigErr error       // problems found in the configuration; /mcp refuses to serve while set
+	WritesErr error       // a problem that refuses writes alone (no memo locks): /mcp serves reads; /healthz reports it
+	MCP       web.Handler // serves /mcp
+	// MemosVersion is the Memos release whose tools an instance is served
+	// while the probe has placed it in none (the pinned one).
+	MemosVersion string
+	// ToolCount is the number of tools served in a release.
+	ToolCount func(release string) int
 	// Probe checks the upstream instance for /healthz.
 	Probe func(context.Context) memos.Status
 	// StartupMillis reports how long the runtime took to start this Go
@@ -119,7 +123,8 @@ Authenticate with your Memos access token: Authorization: Bearer <token>.
 Health and configuration: GET /healthz.
 `
 
-// health reports configuration state, the registry's Memos version and this
+// health reports configuration state, the Memos release whose tools the
+// instance is served and this
 // Go instance's identity and memory use, so that instance reuse and memory
 // growth can be observed.
 func (s *Server) health(ctx context.Context) *web.Response {
@@ -166,10 +171,12 @@ func (s *Server) health(ctx context.Context) *web.Response {
 	b = append(b, '}')
 	b = append(b, `,"oauth":`...)
 	b = strconv.AppendBool(b, s.opts.OAuth != nil)
+	// The release whose tools the instance is served.
+	release := cmp.Or(probe.Release, s.opts.MemosVersion)
 	b = append(b, `,"registry":{"memosVersion":`...)
-	b = rawjson.AppendString(b, s.opts.MemosVersion)
+	b = rawjson.AppendString(b, release)
 	b = append(b, `,"tools":`...)
-	b = strconv.AppendInt(b, int64(s.opts.ToolCount), 10)
+	b = strconv.AppendInt(b, int64(s.opts.ToolCount(release)), 10)
 	b = append(b, `},"instance":{"id":"`...)
 	b = append(b, s.instance...)
 	b = append(b, `","startedAt":"`...)

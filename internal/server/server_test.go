@@ -18,7 +18,7 @@ func newTestServer(mcp web.Handler, cfgErr error) *Server {
 		ConfigErr:    cfgErr,
 		MCP:          mcp,
 		MemosVersion: "v0.30.0",
-		ToolCount:    20,
+		ToolCount:    func(string) int { return 20 },
 		Probe: func(context.Context) memos.Status {
 			return memos.Status{Reachable: true, HTTPStatus: 200, MemosVersion: "dev"}
 		},

@@ -31,7 +31,7 @@ func questions() map[string]question {
 // that asks none. It reads what the question names (at most two requests);
 // what it cannot read, it asks about by name.
 func (tb *Table) Confirm(ctx context.Context, name string, args rawjson.Value, authorization string) string {
-	t, ok := tb.tools[name]
+	t, ok := tb.tool(ctx, name)
 	if !ok || t.def.Confirm == "" {
 		return ""
 	}

@@ -78,8 +78,9 @@ func TestHandwrittenToolRelaysMemos(t *testing.T) {
 	}
 }
 
-// Tool calls learn the instance's version once, beside their own request,
-// and a mismatch is logged once.
+// Tool calls learn the instance's version once, and a mismatch is logged
+// once: an instance of a release the build lacks is also asked the route
+// that places it.
 func TestCallsLearnVersionOnce(t *testing.T) {
 	var logs bytes.Buffer
 	defer logline.SetOutput(nil)
@@ -87,7 +88,7 @@ func TestCallsLearnVersionOnce(t *testing.T) {
 	doer := &fakeDoer{probes: true, answer: func(_ context.Context, req *web.Request) (*web.Response, error) {
 		body := `{}`
 		if strings.HasSuffix(req.URL, profilePath) {
-			body = `{"version":"0.31.0"}`
+			body = `{"version":"0.32.0"}`
 		}
 		return &web.Response{Status: 200, Header: web.Header{"content-type": "application/json"}, Body: []byte(body)}, nil
 	}}
@@ -101,8 +102,8 @@ func TestCallsLearnVersionOnce(t *testing.T) {
 			profiles++
 		}
 	}
-	if profiles != 1 || len(doer.requests()) != 4 {
-		t.Errorf("%d profile requests among %d, want 1 among 4", profiles, len(doer.requests()))
+	if profiles != 1 || len(doer.requests()) != 5 {
+		t.Errorf("%d profile requests among %d, want 1 among 5", profiles, len(doer.requests()))
 	}
 	if n := strings.Count(logs.String(), `"msg":"version mismatch"`); n != 1 {
 		t.Errorf("%d mismatch log lines, want 1:\n%s", n, logs.String())

@@ -135,7 +135,7 @@ func TestOutputSchemas(t *testing.T) {
 		{"auth_get_current_user", `{"user":{"name":"users/admin","role":"ADMIN","username":"admin","email":"","displayName":"","avatarUrl":"","description":"","password":"","state":"NORMAL","createTime":"2026-11-29T11:12:57Z","updateTime":"2026-11-29T11:12:57Z"}}`, false},
 	} {
 		t.Run(tc.tool, func(t *testing.T) {
-			def := newTable(testConfig(), &fakeDoer{}).tools[tc.tool].def
+			def := newTable(testConfig(), &fakeDoer{}).releases[0][tc.tool].def
 			doc, err := jsonschema.UnmarshalJSON(strings.NewReader(def.OutputSchema()))
 			if err != nil {
 				t.Fatal(err)

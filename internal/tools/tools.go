@@ -24,35 +24,70 @@ import (
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/writes"
 )
 
-// Table serves the registry's tools, calling Memos through a memos.Client.
+// Table serves the registry's tools, calling Memos through a memos.Client:
+// those of the release the instance runs, as the client learns it.
 type Table struct {
 	memos  *memos.Client
 	finder finder.Finder // runs the hand-written tools
 	locks  lease.Locker  // the memos' locks; nil: this process's
-	tools  map[string]*tool
+	// releases are the rows of every release of the registry, in the
+	// order of registry.Releases (and of Releases).
+	releases []map[string]*tool
 }
 
 // New returns the Table of every registry tool, asking m, with f running
 // the hand-written ones; the writes of a memo take its lock from f.Locks.
+// m must have been made with Releases.
 func New(m *memos.Client, f finder.Finder) *Table {
-	all := registry.All()
-	tb := &Table{memos: m, finder: f, locks: f.Locks, tools: make(map[string]*tool, len(all))}
+	tb := &Table{memos: m, finder: f, locks: f.Locks}
 	guards := tb.guards()
-	for i := range all {
-		t := &tool{def: &all[i], run: tb.callRoute}
-		if g := t.def.Guard; g != "" {
-			if t.run = guards[g]; t.run == nil {
-				t.run = unguarded // TestEveryWriteHasAGuard fails first
-			} else if lockedGuards[g] {
-				t.run = tb.locked(t.run)
+	for _, r := range registry.Releases() {
+		all := r.Tools()
+		rows := make(map[string]*tool, len(all))
+		for i := range all {
+			t := &tool{def: &all[i], run: tb.callRoute}
+			if g := t.def.Guard; g != "" {
+				if t.run = guards[g]; t.run == nil {
+					t.run = unguarded // TestEveryWriteHasAGuard fails first
+				} else if lockedGuards[g] {
+					t.run = tb.locked(t.run)
+				}
 			}
+			if t.def.Handwritten != nil {
+				t.run = tb.callFinder
+			}
+			rows[t.def.Name] = t
 		}
-		if t.def.Handwritten != nil {
-			t.run = tb.callFinder
-		}
-		tb.tools[t.def.Name] = t
+		tb.releases = append(tb.releases, rows)
 	}
 	return tb
+}
+
+// Releases are the registry's releases as the memos client places an
+// instance among them: each with the route that only it serves.
+func Releases() []memos.Release {
+	var rs []memos.Release
+	for _, r := range registry.Releases() {
+		rs = append(rs, memos.Release{Version: r.Version, Marker: r.Marker()})
+	}
+	return rs
+}
+
+// Release returns the index (in registry.Releases) of the release whose
+// tools the instance is served: learnt by the memos client, which asks
+// Memos only when it never learnt it.
+func (tb *Table) Release(ctx context.Context) int {
+	if i := tb.memos.Release(ctx); i < len(tb.releases) {
+		return i
+	}
+	return 0
+}
+
+// tool returns the row of the named tool in the release the instance is
+// served.
+func (tb *Table) tool(ctx context.Context, name string) (*tool, bool) {
+	t, ok := tb.releases[tb.Release(ctx)][name]
+	return t, ok
 }
 
 // unguarded runs a tool whose curation names a guard this package has no
@@ -108,26 +143,38 @@ func bodyFields(schema string) (fields []string) {
 	return fields
 }
 
-// ListJSON returns the prepared tools array of every tool.
-func (tb *Table) ListJSON() []byte { return registry.ListJSON() }
-
-// View is the table limited to a set of tools (the deployment's selection,
-// or its read-only part for a read-only grant): it lists only them and
-// refuses a call to any other as to an unknown tool.
+// View is the table limited to a selection of tools in each release (the
+// deployment's, or its read-only part for a read-only grant): it lists
+// only them and refuses a call to any other as to an unknown tool.
 type View struct {
-	tb  *Table
-	set *registry.Set
+	tb   *Table
+	sets []*registry.Set // by release
 }
 
-// Within returns the table limited to set.
-func (tb *Table) Within(set *registry.Set) *View { return &View{tb: tb, set: set} }
+// Within returns the table limited to the selection, in each release:
+// every selected tool, or (readOnly) the selected tools that only read.
+func (tb *Table) Within(s *registry.Selection, readOnly bool) *View {
+	v := &View{tb: tb}
+	for _, r := range registry.Releases() {
+		set := s.In(r).Full()
+		if readOnly {
+			set = s.In(r).ReadOnly()
+		}
+		v.sets = append(v.sets, set)
+	}
+	return v
+}
 
-// ListJSON returns the view's prepared tools array.
-func (v *View) ListJSON() []byte { return v.set.ListJSON() }
+// Release returns the index of the release the instance is served
+// (Table.Release).
+func (v *View) Release(ctx context.Context) int { return v.tb.Release(ctx) }
+
+// ListJSON returns the view's prepared tools array in a release.
+func (v *View) ListJSON(release int) []byte { return v.sets[release].ListJSON() }
 
 // Call runs the named tool when the view holds it.
 func (v *View) Call(ctx context.Context, name string, args rawjson.Value, authorization string) ([]byte, error) {
-	if _, ok := v.set.Lookup(name); !ok {
+	if _, ok := v.sets[v.Release(ctx)].Lookup(name); !ok {
 		return nil, errUnknown
 	}
 	return v.tb.Call(ctx, name, args, authorization)
@@ -136,7 +183,7 @@ func (v *View) Call(ctx context.Context, name string, args rawjson.Value, author
 // Confirm returns the question to put to the person before the named tool
 // runs, when the view holds it (Table.Confirm).
 func (v *View) Confirm(ctx context.Context, name string, args rawjson.Value, authorization string) string {
-	if _, ok := v.set.Lookup(name); !ok {
+	if _, ok := v.sets[v.Release(ctx)].Lookup(name); !ok {
 		return ""
 	}
 	return v.tb.Confirm(ctx, name, args, authorization)
@@ -151,7 +198,10 @@ var errUnknown = errors.New("unknown tool")
 // Memos' own failures are *memos.Error. The access log gets the tool's
 // name and, for an error, its outcome.
 func (tb *Table) Call(ctx context.Context, name string, args rawjson.Value, authorization string) ([]byte, error) {
-	t, ok := tb.tools[name]
+	if err := tb.memos.Admits(authorization); err != nil {
+		return nil, err // before the instance's release is asked
+	}
+	t, ok := tb.tool(ctx, name)
 	if !ok {
 		return nil, errUnknown
 	}

@@ -103,7 +103,7 @@ const nothingWritten = "; nothing was written: trying again is safe"
 const testBase = "https://memos.example.com"
 
 func testConfig() memos.Options {
-	return memos.Options{URL: testBase, MaxResponseBytes: 1 << 20, Timeout: 5 * time.Second, Release: registry.MemosVersion()}
+	return memos.Options{URL: testBase, MaxResponseBytes: 1 << 20, Timeout: 5 * time.Second, Releases: Releases(), Differs: registry.Differs}
 }
 
 // newTable returns the table of every tool, asking Memos through doer.
@@ -193,7 +193,7 @@ func TestArgumentErrors(t *testing.T) {
 			doer := &fakeDoer{}
 			c := newTable(testConfig(), doer)
 			text, isError := call(t, c, tc.tool, tc.args)
-			if !c.tools[tc.tool].def.ReadOnly {
+			if !c.releases[0][tc.tool].def.ReadOnly {
 				tc.want += nothingWritten // a write says so
 			}
 			if !isError || text != tc.want {
@@ -270,7 +270,7 @@ func TestEverySchemaCompiles(t *testing.T) {
 	c := newTable(testConfig(), &fakeDoer{})
 	for _, def := range registry.All() {
 		t.Run(def.Name, func(t *testing.T) {
-			if _, err := c.tools[def.Name].prepare(); err != nil {
+			if _, err := c.releases[0][def.Name].prepare(); err != nil {
 				t.Fatalf("prepare: %v", err)
 			}
 			text, isError := call(t, c, def.Name, `{"notAnArgument":1}`)

@@ -47,19 +47,20 @@ func newHandler(tb testing.TB, doer web.Doer) web.Handler {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	instance := memos.New(memos.Options{URL: cfg.MemosURL.String(), Timeout: cfg.Timeout, MaxResponseBytes: cfg.MaxRespBytes, Release: registry.MemosVersion()}, doer)
-	tools := tools.New(instance, finder.Finder{})
+	instance := memos.New(memos.Options{URL: cfg.MemosURL.String(), Timeout: cfg.Timeout, MaxResponseBytes: cfg.MaxRespBytes, Releases: tools.Releases(), Differs: registry.Differs}, doer)
+	every, _ := registry.Select(false, nil) // cannot fail
+	table := tools.New(instance, finder.Finder{})
 	callers := caller.New(instance.CurrentUser, caller.Options{})
 	instance.KnowCallers(callers.Verify)
 	return server.New(server.Options{
 		Config: cfg,
 		MCP: mcp.NewHandler(mcp.Options{
-			Name: "memos-mcp-edge", Version: "bench", Tools: tools, AllowedOrigins: cfg.AllowedOrigins,
+			Name: "memos-mcp-edge", Version: "bench", Tools: table.Within(every, false), AllowedOrigins: cfg.AllowedOrigins,
 			MaxBodyBytes: cfg.MaxBodyBytes, MaxResponseBytes: cfg.MaxRespBytes,
 			Authorize: callers.Authorize, Revoked: callers.Revoked,
 		}),
 		MemosVersion: registry.MemosVersion(),
-		ToolCount:    len(registry.All()),
+		ToolCount:    func(string) int { return len(registry.All()) },
 		Probe:        instance.Health,
 		AccessLog:    io.Discard, // formatted as in the Worker, written nowhere
 	})
