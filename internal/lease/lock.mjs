@@ -2,11 +2,17 @@
 // per key (a memo's name), holding that key's lock and the notes of the
 // calls that held it lately. The Go program sends one operation per
 // request, as JSON:
-//   {"op":"acquire","hold":ms,"wait":ms}
+//   {"op":"acquire","hold":ms,"wait":ms[,"token":t]}
 //       -> {"token":t,"waited":ms,"notes":[[digest,note,ageMs],…]} once the
-//          turn comes, within wait; else {"busy":true}
+//          turn comes, within wait; else {"busy":true}. t, 32 hex digits,
+//          is the caller's own when it gives one, else made here.
 //   {"op":"release","token":t[,"digest":d,"note":n]}
 //       -> {"released":true}, or false when t no longer holds the key
+//   {"op":"leave","token":t}
+//       -> {"left":true} when t waited (it waits no more) or held the key
+//          (it is freed), else false (an acquire of t that comes after it
+//          is answered busy); a caller that gave up while waiting sends it,
+//          so that a turn it would never use is not handed to it
 // A waiter's request stays open until its turn comes or its wait is over:
 // waiters are answered in the order they came, and nobody polls. The turn
 // lapses hold ms after it was granted, released or not, so that a holder
@@ -38,7 +44,8 @@ export class MemoLock {
     this.sql = ctx.storage.sql;
     this.ready = false; // the tables are known to exist
     this.holder = undefined; // { token, until, timer }, null when free, undefined until read from storage
-    this.queue = []; // waiters: { hold, since, answer, timer }
+    this.queue = []; // waiters: { hold, since, token, answer, timer }
+    this.left = []; // tokens whose callers left before their acquire came: at most maxWaiters
     this.alarmAt = undefined; // the alarm's time, null for none, undefined until read
   }
 
@@ -70,14 +77,16 @@ export class MemoLock {
     switch (op?.op) {
       case "acquire": {
         if (!within(op.hold, 1, maxHoldMs) || !within(op.wait, 0, maxWaitMs)) break;
+        if (op.token !== undefined && !isToken(op.token)) break;
+        if (op.token !== undefined && this.left.includes(op.token)) return reply(200, { busy: true });
         if (this.holder === null) {
-          const answer = this.grant(op.hold, now, arrived);
+          const answer = this.grant(op.hold, now, arrived, op.token);
           await this.sweepLater(now);
           return reply(200, answer);
         }
         if (op.wait === 0 || this.queue.length >= maxWaiters) return reply(200, { busy: true });
         return new Promise((answer) => {
-          const w = { hold: op.hold, since: arrived, answer };
+          const w = { hold: op.hold, since: arrived, token: op.token, answer };
           const leave = () => {
             const i = this.queue.indexOf(w);
             if (i < 0) return; // granted already
@@ -101,14 +110,31 @@ export class MemoLock {
         await this.sweepLater(now);
         return reply(200, { released: true });
       }
+      case "leave": {
+        if (!isToken(op.token)) break;
+        if (this.holder?.token === op.token) {
+          this.free(now);
+          return reply(200, { left: true });
+        }
+        const w = this.queue.find((w) => w.token === op.token);
+        if (!w) {
+          // Its acquire may still be on the way: it is answered busy.
+          this.left.push(op.token);
+          if (this.left.length > maxWaiters) this.left.shift();
+          return reply(200, { left: false });
+        }
+        this.queue.splice(this.queue.indexOf(w), 1);
+        clearTimeout(w.timer);
+        w.answer(reply(200, { busy: true }));
+        return reply(200, { left: true });
+      }
     }
     return reply(400, { error: "unknown or malformed operation" });
   }
 
   // grant gives the turn to a caller that asked at since, for hold ms,
   // and returns its answer.
-  grant(hold, now, since) {
-    const token = randomToken();
+  grant(hold, now, since, token = randomToken()) {
     this.tables();
     this.sql.exec("INSERT OR REPLACE INTO holder (id, token, until) VALUES (1, ?, ?)", token, now + hold);
     this.hold(token, now + hold, now);
@@ -135,7 +161,7 @@ export class MemoLock {
     const w = this.queue.shift();
     if (!w) return;
     clearTimeout(w.timer);
-    w.answer(reply(200, this.grant(w.hold, now, w.since)));
+    w.answer(reply(200, this.grant(w.hold, now, w.since, w.token)));
   }
 
   keepNote(digest, note, now) {
@@ -184,6 +210,11 @@ function text(s, least, most) {
   if (typeof s !== "string" || s.length > most) return false;
   const n = encoder.encode(s).length;
   return n >= least && n <= most;
+}
+
+// isToken reports whether t is a token: 32 lowercase hex digits.
+function isToken(t) {
+  return typeof t === "string" && /^[0-9a-f]{32}$/.test(t);
 }
 
 function randomToken() {

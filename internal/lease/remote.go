@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/random"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
@@ -59,8 +60,14 @@ func (r Remote) Lock(ctx context.Context, key string, hold time.Duration) (*Leas
 			stop()
 		}
 	})()
-	resp, err := r.do(req, key, `{"op":"acquire","hold":`+millis(hold)+`,"wait":`+millis(wait)+`}`, wait+answerSlack)
+	// The turn's token is this call's own, so that a caller that gives up
+	// while it waits can take itself out of the queue: the object does not
+	// learn that a request it holds open was abandoned, and would hand that
+	// caller a turn nobody uses until it lapses.
+	token := newToken()
+	resp, err := r.do(req, key, `{"op":"acquire","hold":`+millis(hold)+`,"wait":`+millis(wait)+`,"token":"`+token+`"}`, wait+answerSlack)
 	if err != nil && ctx.Err() != nil {
+		r.do(context.WithoutCancel(ctx), key, `{"op":"leave","token":"`+token+`"}`, releaseTimeout)
 		return nil, errors.Join(ErrBusy, context.Cause(ctx))
 	}
 	if err != nil {
@@ -84,6 +91,18 @@ func (r Remote) Lock(ctx context.Context, key string, hold time.Duration) (*Leas
 		return nil, errors.Join(ErrBusy, context.Cause(ctx))
 	}
 	return l, nil
+}
+
+// newToken returns 32 random hex digits: a turn's token.
+func newToken() string {
+	const digits = "0123456789abcdef"
+	var b [16]byte
+	random.Read(b[:])
+	t := make([]byte, 0, 32)
+	for _, c := range b {
+		t = append(t, digits[c>>4], digits[c&15])
+	}
+	return string(t)
 }
 
 // release hands key's turn on, and stores note under digest when it is not

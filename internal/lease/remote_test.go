@@ -140,3 +140,44 @@ func TestRemoteWaitsNoLongerThanTheCaller(t *testing.T) {
 		t.Errorf("wait %d ms, want within the caller's 2 s", wait)
 	}
 }
+
+// A caller that gives up while it waits takes its token out of the queue
+// (leave), so that the object does not hand it a turn nobody uses.
+func TestRemoteLeavesWhenTheCallerGivesUp(t *testing.T) {
+	gone, stop := context.WithCancel(context.Background())
+	waiting := &blockingObject{sent: make(chan string, 4)}
+	go func() {
+		<-waiting.started()
+		stop()
+	}()
+	if _, err := (Remote{Doer: waiting}).Lock(gone, "k", time.Second); !errors.Is(err, ErrBusy) {
+		t.Fatalf("Lock of a caller that gave up: %v", err)
+	}
+	acquire, leave := rawjson.Parse(<-waiting.sent), rawjson.Parse(<-waiting.sent)
+	if leave.Get("op").Str != "leave" || leave.Get("token").Str == "" || leave.Get("token").Str != acquire.Get("token").Str {
+		t.Errorf("sent %s then %s, want a leave with the acquire's token", acquire.Raw, leave.Raw)
+	}
+}
+
+// blockingObject holds an acquire open until its request ends, and answers
+// anything else at once.
+type blockingObject struct {
+	sent  chan string
+	begin chan struct{}
+	once  sync.Once
+}
+
+func (b *blockingObject) started() chan struct{} {
+	b.once.Do(func() { b.begin = make(chan struct{}) })
+	return b.begin
+}
+
+func (b *blockingObject) Do(ctx context.Context, req *web.Request) (*web.Response, error) {
+	b.sent <- string(req.Body)
+	if strings.Contains(string(req.Body), `"op":"acquire"`) {
+		close(b.started())
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return answer(`{"left":true}`), nil
+}

@@ -72,6 +72,7 @@ func TestMemoLockObject(t *testing.T) {
 		`{"op":"acquire","hold":1000,"wait":15001}`, `{"op":"acquire","hold":"1000","wait":0}`,
 		`{"op":"release"}`, `{"op":"release","token":"x","digest":"` + strings.Repeat("d", 65) + `","note":""}`,
 		`{"op":"release","token":"x","digest":"d","note":"` + strings.Repeat("é", 129) + `"}`, `{"op":"drop"}`,
+		`{"op":"leave"}`, `{"op":"leave","token":"not hex"}`, `{"op":"acquire","hold":1000,"wait":0,"token":"short"}`,
 	} {
 		resp, err := http.Post(locks.url+"/bad", "application/json", strings.NewReader(body))
 		if err != nil {

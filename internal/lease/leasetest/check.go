@@ -56,6 +56,29 @@ func Check(t *testing.T, l lease.Locker, prefix string) {
 			t.Errorf("the waiter: %v", err)
 		}
 	})
+	t.Run("a waiter that gave up gets no turn", func(t *testing.T) {
+		held := lock(t, "gaveup", lease.MaxHold)
+		gone, cancel := context.WithCancel(ctx)
+		waited := make(chan error, 1)
+		go func() {
+			_, err := l.Lock(gone, prefix+"gaveup", lease.MaxHold)
+			waited <- err
+		}()
+		time.Sleep(200 * time.Millisecond) // it waits
+		cancel()                           // and its caller hangs up
+		if err := <-waited; !errors.Is(err, lease.ErrBusy) {
+			t.Fatalf("the waiter that gave up: %v, want ErrBusy", err)
+		}
+		held.Release("", "")
+		// The next caller gets the turn, not after the lost waiter's hold.
+		soon, stop := context.WithTimeout(ctx, 5*time.Second)
+		defer stop()
+		next, err := l.Lock(soon, prefix+"gaveup", time.Second)
+		if err != nil {
+			t.Fatalf("the next caller: %v", err)
+		}
+		next.Release("", "")
+	})
 	t.Run("a lease that is never released lapses", func(t *testing.T) {
 		forgotten := lock(t, "lapse", 300*time.Millisecond)
 		next := lock(t, "lapse", time.Second)
