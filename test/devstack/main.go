@@ -343,6 +343,10 @@ func printConnection(w io.Writer, mcpURL, memosURL, signIn, memosNote, token str
 	fmt.Fprintln(w, "\n"+clientConfigs(mcpURL, "Bearer "+shown))
 	fmt.Fprintln(w, "For the README's curl examples:")
 	fmt.Fprintf(w, "export MCP_URL=%s TOKEN=%s\n", mcpURL, cmp.Or(token, "YOUR_TOKEN"))
+	fmt.Fprintln(w, "The MCP Inspector's command line, with the token:")
+	fmt.Fprintf(w, "npx mcp-inspector --cli %s --transport http --method tools/list --header \"Authorization: Bearer %s\"\n", mcpURL, cmp.Or(token, "YOUR_TOKEN"))
+	fmt.Fprintln(w, "A client that sends no token still connects and lists the tools; its first tool call answers")
+	fmt.Fprintln(w, "401 Unauthorized: authentication required. Then its configuration lacks the Authorization header.")
 }
 
 // clientConfigs is the configuration of each kind of client, in the shapes

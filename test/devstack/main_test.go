@@ -248,4 +248,9 @@ func TestPrintConnectionTokenNote(t *testing.T) {
 	if !strings.Contains(b.String(), "Token:     memos_pat_x\n           (new on every run") {
 		t.Errorf("no note that the token changes every run:\n%s", b.String())
 	}
+	// The Inspector's line carries the token, and the banner names what a
+	// client that sends none meets.
+	if !strings.Contains(b.String(), `--method tools/list --header "Authorization: Bearer memos_pat_x"`) || !strings.Contains(b.String(), "its first tool call answers\n401 Unauthorized") {
+		t.Errorf("no Inspector line with the token, or no word of a client without one:\n%s", b.String())
+	}
 }
