@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
@@ -123,7 +124,7 @@ func (tb *Table) create(ctx context.Context, t *tool, c creation, a arguments, a
 	}
 	obj, err := tb.confirmed(ctx, r)
 	if err == nil {
-		return result(obj), nil
+		return result(asked(obj, body)), nil
 	}
 	if !writes.Unclear(err) && writes.Status(err) != 409 && writes.Status(err) < 500 {
 		return nil, writes.NotDone(err, "")
@@ -199,6 +200,27 @@ func (tb *Table) planCreate(ctx context.Context, m memos.Caller, c creation, a a
 func str(v any) string {
 	s, _ := v.(string)
 	return s
+}
+
+// asked is a create's result, with a note of each field Memos holds
+// otherwise than the call asked (an instance that refuses public memos,
+// say): the object is made, and the model is told what it holds.
+func asked(obj []byte, body rawjson.Value) []byte {
+	made := rawjson.Compacted(obj)
+	var differ []string
+	for _, f := range []string{"content", "visibility", "pinned", "createTime"} {
+		switch want := body.Get(f); {
+		case !want.Exists() || writes.Holds(made.Get(f), want):
+		case f == "content":
+			differ = append(differ, "other content")
+		default:
+			differ = append(differ, f+" "+string(compact(made.Get(f))))
+		}
+	}
+	if len(differ) == 0 {
+		return obj
+	}
+	return withMember(obj, "note", rawjson.AppendString(nil, "made, but Memos holds "+strings.Join(differ, ", ")+" rather than what was asked"))
 }
 
 // within reports whether obj was made in the idWindow before now: the

@@ -275,3 +275,20 @@ func TestWritesKeepRefusalAndWait(t *testing.T) {
 		}
 	}
 }
+
+// A create Memos made otherwise than asked says so: it is made, and the
+// model is told what Memos holds.
+func TestCreateSaysWhatMemosHolds(t *testing.T) {
+	doer := &fakeDoer{}
+	doer.answer = func(_ context.Context, req *web.Request) (*web.Response, error) {
+		if req.Method == "POST" {
+			return &web.Response{Status: 200, Header: web.Header{"content-type": "application/json"}, Body: []byte(`{"name":"memos/m1","content":"x","visibility":"PRIVATE"}`)}, nil
+		}
+		return doer.memos(req), nil
+	}
+	doer.missing = map[string]bool{"/api/v1/memos/m1": true}
+	text, isError := call(t, newTable(testConfig(), doer), "memo_create_memo", `{"memoId":"m1","body":{"content":"x","visibility":"PUBLIC"}}`)
+	if isError || !strings.Contains(text, `made, but Memos holds visibility \"PRIVATE\" rather than what was asked`) {
+		t.Errorf("%s", text)
+	}
+}
