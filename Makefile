@@ -20,10 +20,9 @@ NEXT_SOURCE ?= $(firstword $(wildcard ../shared/memos/memos-main-*.tar.gz))
 NEXT_STAMP ?= 0.31.0
 NEXT_TOOLCHAIN ?= go1.27.3
 NEXT_BIN := $(MEMOS_CACHE)/$(basename $(basename $(notdir $(NEXT_SOURCE))))-$(NEXT_STAMP)
-# What make test runs against it (a go test -run pattern): none until the
-# Worker chooses the release per instance (issue 41); then the tour of every
+# What make test runs against it (a go test -run pattern): the tour of every
 # tool and the tests of what differs, each asserting that release's answers.
-NEXT_TESTS ?=
+NEXT_TESTS ?= TestRelease|TestTools|TestTSSDKClient|TestOneGoInstanceServesEveryRequest
 NEXT_RUN := $(if $(NEXT_SOURCE),$(NEXT_TESTS))
 
 # Fuzz targets as package:Target; `make fuzz` runs each for FUZZTIME.
@@ -144,7 +143,7 @@ test: unit build memos $(if $(NEXT_RUN),$(NEXT_BIN)) ## run every test, about 13
 	$(MAKE) --no-print-directory fuzz FUZZTIME=50000x SPEC= SPEC_VERSION=
 	$(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT) -v ./test/e2e/
 ifneq ($(NEXT_RUN),)
-	MEMOS_BIN=$(NEXT_BIN) $(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT) -v -run '$(NEXT_TESTS)' ./test/e2e/
+	MEMOS_BIN=$(NEXT_BIN) MEMOS_RELEASE=v$(NEXT_STAMP) $(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT) -v -run '$(NEXT_TESTS)' ./test/e2e/
 else
 	@echo "make test: $(if $(NEXT_SOURCE),no NEXT_TESTS chosen,no Memos source of the next release beside the clone (../shared/memos)), so only the pinned release was tested"
 endif

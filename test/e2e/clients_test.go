@@ -13,11 +13,11 @@ import (
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
 )
 
-// registryNames are the tool names the registry was built with, sorted as
-// tools/list serves them.
+// registryNames are the tool names of the release the Worker serves the
+// test's Memos, sorted as tools/list serves them.
 func registryNames() []string {
 	var names []string
-	for _, t := range registry.All() {
+	for _, t := range served().Tools() {
 		names = append(names, t.Name)
 	}
 	return names

@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -23,10 +24,13 @@ import (
 func TestTSSDKClient(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	views, key := savedViews()
 	run := runNode(t, ctx, root, []string{
 		"MCP_URL=" + worker.URL + "/mcp",
 		"TOKEN=" + memos.Token,
 		"EXPECT_TOOLS=" + strings.Join(registryNames(), ","),
+		"VIEWS_TOOL=" + views, "VIEWS_KEY=" + key,
+		"REACTION_CONTENT_ID=" + strconv.FormatBool(reactionTakesContentID(t)),
 	}, "test/clients/ts-client.mjs")
 	out := string(run.stdout)
 	t.Logf("ts-client.mjs output:\n%s%s", out, run.stderr)

@@ -5,7 +5,6 @@ package e2e
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
 	"io"
 	"net/http"
 	"testing"
@@ -47,7 +46,7 @@ func getHealth(t *testing.T, client *http.Client, base string) health {
 func TestOneGoInstanceServesEveryRequest(t *testing.T) {
 	client := &http.Client{} // keep-alive, like a real client
 	before := getHealth(t, client, worker.URL)
-	if before.Status != "ok" || before.Registry.MemosVersion != registry.MemosVersion() || before.Registry.Tools != len(registryNames()) {
+	if before.Status != "ok" || before.Registry.MemosVersion != served().Version || before.Registry.Tools != len(registryNames()) {
 		t.Fatalf("healthz before = %+v", before)
 	}
 	list := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
