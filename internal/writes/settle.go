@@ -25,20 +25,10 @@ func Settle(ctx context.Context, cause error, name string, check func(context.Co
 	case err != nil || state == Unknown:
 		return MayBeDone(cause, name)
 	case state == Unapplied:
-		if cause == nil {
-			cause = errEmpty
-		}
 		return NotDone(cause, "reading "+name+" back shows the write was not applied")
 	}
 	return nil
 }
-
-// errEmpty is a write Memos answered with nothing.
-var errEmpty = emptyAnswer{}
-
-type emptyAnswer struct{}
-
-func (emptyAnswer) Error() string { return "Memos answered without confirming the write" }
 
 // LostNote is the note of a result whose answer was lost and settled by
 // reading back.

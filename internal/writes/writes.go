@@ -56,6 +56,9 @@ type Failure struct {
 func (f *Failure) Error() string { return f.Msg }
 func (f *Failure) Unwrap() error { return f.Cause }
 
+// errEmpty is the cause of a write Memos answered with nothing.
+var errEmpty = errors.New("Memos answered without confirming the write")
+
 // The endings every failure of a write has: what it left, and whether a
 // retry is safe.
 const (
