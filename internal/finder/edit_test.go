@@ -201,9 +201,10 @@ func TestMemoEditConcurrent(t *testing.T) {
 	m := &syncMemos{f: newFake()}
 	m.f.answers[editPath] = `{"name":"memos/e","content":"start"}`
 	var wg sync.WaitGroup
+	f := &Finder{Locks: &lease.Memory{}}
 	for i := range 50 {
 		wg.Go(func() {
-			if _, err, _ := call(&Finder{}, "memo_edit", map[string]any{"memo": "e", "append": "line " + strconv.Itoa(i)}, m); err != nil {
+			if _, err, _ := call(f, "memo_edit", map[string]any{"memo": "e", "append": "line " + strconv.Itoa(i)}, m); err != nil {
 				t.Error(err)
 			}
 		})

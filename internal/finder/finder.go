@@ -59,7 +59,7 @@ type Finder struct {
 	// none (TIMEZONE); "" is UTC.
 	Zone string
 	// Locks are the memos' locks, which every write of a memo takes
-	// (package writes); nil is this process's alone.
+	// (package writes): without them memo_edit refuses to write.
 	Locks lease.Locker
 }
 

@@ -29,7 +29,7 @@ import (
 type Table struct {
 	memos  *memos.Client
 	finder finder.Finder // runs the hand-written tools
-	locks  lease.Locker  // the memos' locks; nil: this process's
+	locks  lease.Locker  // the memos' locks
 	// releases are the rows of every release of the registry, in the
 	// order of registry.Releases (and of Releases).
 	releases []map[string]*tool

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/finder"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/lease"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
@@ -108,7 +109,7 @@ func testConfig() memos.Options {
 
 // newTable returns the table of every tool, asking Memos through doer.
 func newTable(opts memos.Options, doer web.Doer) *Table {
-	return New(memos.New(opts, doer), finder.Finder{})
+	return New(memos.New(opts, doer), finder.Finder{Locks: &lease.Memory{}})
 }
 
 // run calls a tool as the MCP handler does and returns what it would

@@ -12,18 +12,14 @@ import (
 // nothing is sent once another write may hold the memo.
 const Hold = lease.MaxHold
 
-// local is the lock of this process, for a gateway given none (tests, and
-// the tools run outside the Worker).
-var local lease.Memory
-
-// Lock takes the lock of the memo id for one write, with l (nil: this
-// process's), and returns its lease: the write runs under its Context
+// Lock takes the lock of the memo id for one write, with l, and returns
+// its lease: the write runs under its Context
 // and ends with its Release. Two writes of one memo, through one Worker
 // or two, never interleave a read and a write. A lock that cannot be had
 // is a refusal: nothing was written.
 func Lock(ctx context.Context, l lease.Locker, id string) (*lease.Lease, error) {
 	if l == nil {
-		l = &local
+		return nil, Refuse("the gateway has no memo locks, which every write takes") // main gives them
 	}
 	held, err := l.Lock(ctx, "memos/"+id, Hold)
 	if err != nil {
