@@ -58,26 +58,28 @@ func TestDeployDryRun(t *testing.T) {
 		t.Logf("wrangler deploy --dry-run: total upload %s, gzip %s", m[1], m[2])
 	})
 
+	// A release the build does not hold (v0.30 and v0.31 are in every
+	// build): its document, here the pinned one under a third name.
 	t.Run("another release", func(t *testing.T) {
 		spec := filepath.Join(t.TempDir(), "openapi.yaml")
 		if err := os.WriteFile(spec, memosproto.OpenAPIYAML(), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		runIn(t, clone, "make", "--no-print-directory", "release", "SPEC="+spec, "SPEC_VERSION=v0.31.0")
+		runIn(t, clone, "make", "--no-print-directory", "release", "SPEC="+spec, "SPEC_VERSION=v0.32.0")
 		// SPEC for one build only is refused: the next build would lose it.
-		build := exec.Command("make", "--no-print-directory", "build", "SPEC="+spec, "SPEC_VERSION=v0.31.0")
+		build := exec.Command("make", "--no-print-directory", "build", "SPEC="+spec, "SPEC_VERSION=v0.32.0")
 		build.Dir = clone
 		if out, err := build.CombinedOutput(); err == nil || !strings.Contains(string(out), "run make release") {
 			t.Errorf("make build with SPEC was not refused (%v):\n%s", err, out)
 		}
 		dryRun(t)
-		if !bytes.Contains(wasmData(t, filepath.Join(clone, "build", "app.wasm")), []byte("v0.31.0")) {
-			t.Errorf("the dry run's build is not for the chosen release v0.31.0")
+		if !bytes.Contains(wasmData(t, filepath.Join(clone, "build", "app.wasm")), []byte("v0.32.0")) {
+			t.Errorf("the dry run's build is not for the chosen release v0.32.0")
 		}
 		runIn(t, clone, "make", "--no-print-directory", "release", "SPEC_VERSION="+registry.MemosVersion())
 		dryRun(t)
-		if bytes.Contains(wasmData(t, filepath.Join(clone, "build", "app.wasm")), []byte("v0.31.0")) {
-			t.Errorf("after going back to the pinned release, the build is still for v0.31.0")
+		if bytes.Contains(wasmData(t, filepath.Join(clone, "build", "app.wasm")), []byte("v0.32.0")) {
+			t.Errorf("after going back to the pinned release, the build is still for v0.32.0")
 		}
 	})
 
