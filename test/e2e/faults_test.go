@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/registry"
 	"github.com/memos-mcp-edge/memos-mcp-edge/test/harness"
 	"github.com/tidwall/gjson"
 )
@@ -88,15 +89,21 @@ func (p *faultProxy) serveOn(ln net.Listener) {
 }
 
 // requests returns how many requests the proxy got for paths other than
-// the instance profile (which health checks and version learning read),
-// and how many for it.
+// the instance profile (which health checks and version learning read)
+// and the route that tells the releases apart, and how many for the
+// profile.
 func (p *faultProxy) requests() (tools, profile int) {
+	markers := map[string]bool{}
+	for _, r := range registry.Releases() {
+		markers[r.Marker()] = true
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, path := range p.paths {
-		if path == "/api/v1/instance/profile" {
+		switch {
+		case path == "/api/v1/instance/profile":
 			profile++
-		} else {
+		case !markers[path]: // not the release check of an instance that says "dev"
 			tools++
 		}
 	}
