@@ -88,22 +88,31 @@ func (p *faultProxy) serveOn(ln net.Listener) {
 	go srv.Serve(ln)
 }
 
+// releaseCheck reports whether path is a route the gateway asks of an
+// instance that reports no release it knows (a source build says "dev"),
+// to tell the releases apart: its own request, as the profile's is, made
+// without a caller's token.
+func releaseCheck(path string) bool {
+	for _, r := range registry.Releases() {
+		if m := r.Marker(); m != "" && m == path {
+			return true
+		}
+	}
+	return false
+}
+
 // requests returns how many requests the proxy got for paths other than
 // the instance profile (which health checks and version learning read)
 // and the route that tells the releases apart, and how many for the
 // profile.
 func (p *faultProxy) requests() (tools, profile int) {
-	markers := map[string]bool{}
-	for _, r := range registry.Releases() {
-		markers[r.Marker()] = true
-	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, path := range p.paths {
 		switch {
 		case path == "/api/v1/instance/profile":
 			profile++
-		case !markers[path]: // not the release check of an instance that says "dev"
+		case !releaseCheck(path):
 			tools++
 		}
 	}

@@ -126,7 +126,8 @@ func TestServiceBindingMissing(t *testing.T) {
 // with wrong ones it refuses with Access' 403 page; without any it answers
 // Access' HTML login page.
 // It counts the requests that carried the service token without a caller's
-// token, other than the gateway's own health probe: lent credentials.
+// token, other than the gateway's own probes (the profile, the release
+// check): lent credentials.
 func accessStandIn(t *testing.T, id, secret string) (string, *atomic.Int64) {
 	t.Helper()
 	target, _ := url.Parse(memos.URL)
@@ -134,7 +135,7 @@ func accessStandIn(t *testing.T, id, secret string) (string, *atomic.Int64) {
 	lent := &atomic.Int64{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		gotID, gotSecret := r.Header.Get("CF-Access-Client-Id"), r.Header.Get("CF-Access-Client-Secret")
-		if gotID != "" && r.Header.Get("Authorization") == "" && r.URL.Path != "/api/v1/instance/profile" {
+		if gotID != "" && r.Header.Get("Authorization") == "" && r.URL.Path != "/api/v1/instance/profile" && !releaseCheck(r.URL.Path) {
 			lent.Add(1)
 		}
 		switch {
