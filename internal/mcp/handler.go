@@ -102,6 +102,10 @@ type Tools interface {
 	Confirm(ctx context.Context, name string, args rawjson.Value, authorization string) string
 }
 
+// placer is Tools that can say whether the instance's release is learnt
+// already, so that a request need not ask for it.
+type placer interface{ Placed() bool }
+
 // Handler answers POST requests at the MCP endpoint. It holds no per-client
 // state: every request is served on its own.
 type Handler struct {
@@ -140,9 +144,13 @@ type prepared struct {
 // state is what one HTTP request's credentials allow, and what its answer
 // must say about them, gathered as its messages are served.
 type state struct {
-	readOnly     bool // the credentials are a read-only grant
-	release      int  // the release whose tools are served, once placed
-	placed       bool
+	readOnly bool // the credentials are a read-only grant
+	release  int  // the release whose tools are served, once placed
+	placed   bool
+	// placing is the release check a cold isolate's request started
+	// beside its caller check, whose answer is early.
+	placing      *sync.WaitGroup
+	early        int
 	insufficient bool // a tool call needed more than the grant allows
 	refused      bool // Memos refused the credentials in a tool call or a read
 	// wait is the longest wait Memos asked for (its 429), which the
@@ -186,6 +194,10 @@ func NewHandler(opts Options) *Handler {
 // the release of the instance, learnt once per request.
 func (h *Handler) offer(ctx context.Context) *offer {
 	st := stateOf(ctx)
+	if st.placing != nil {
+		st.placing.Wait()
+		st.release, st.placed, st.placing = st.early, true, nil
+	}
 	if !st.placed {
 		st.release, st.placed = h.opts.Tools.Release(ctx), true
 	}
@@ -245,6 +257,16 @@ func (h *Handler) Serve(ctx context.Context, req *web.Request) *web.Response {
 	}
 	st := &state{}
 	ctx = context.WithValue(ctx, stateKey{}, st)
+	// An isolate that has not learnt the instance's release asks for it
+	// now, beside the caller check, rather than after it (the first
+	// request of a cold start); the request is answered only once it is
+	// back, as the runtime ends what a request leaves running.
+	if p, ok := h.opts.Tools.(placer); ok && !p.Placed() {
+		placing := &sync.WaitGroup{}
+		placing.Go(func() { st.early = h.opts.Tools.Release(ctx) })
+		st.placing = placing
+		defer placing.Wait()
+	}
 	original := req
 	if h.opts.Authorize != nil {
 		authorization, readOnly, refusal := h.opts.Authorize(ctx, req)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
@@ -154,5 +155,47 @@ func TestInstructionsFollowTheGrant(t *testing.T) {
 				t.Errorf("%d %s, want it to end with %s", resp.Status, resp.Body, tc.want)
 			}
 		})
+	}
+}
+
+// unplacedTools have not learnt the instance's release: Release says
+// when it begins.
+type unplacedTools struct {
+	fakeTools
+	releasing chan struct{}
+	asked     *int
+}
+
+func (unplacedTools) Placed() bool { return false }
+
+func (u unplacedTools) Release(context.Context) int {
+	if *u.asked++; *u.asked == 1 {
+		close(u.releasing)
+	}
+	return 0
+}
+
+// On a cold isolate the release check goes out beside the caller check, not
+// after it, and the tools are served in the release it learnt: the caller
+// check sees the release check begin while it runs.
+func TestReleaseCheckBesideCallerCheck(t *testing.T) {
+	releasing, asked := make(chan struct{}), 0
+	overlapped := false
+	h := NewHandler(Options{
+		Name: "test-server", Version: "1", MaxBodyBytes: 4096, MaxResponseBytes: 4096,
+		Tools: unplacedTools{releasing: releasing, asked: &asked},
+		Authorize: func(context.Context, *web.Request) (string, bool, *web.Response) {
+			select {
+			case <-releasing:
+				overlapped = true
+			case <-time.After(5 * time.Second): // in series, it never comes
+			}
+			return "Bearer memos", false, nil
+		},
+	})
+	resp := h.Serve(context.Background(), &web.Request{Method: "POST", URL: "http://127.0.0.1:8787/mcp", Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`),
+		Header: web.Header{"content-type": "application/json", "authorization": "Bearer x", "mcp-protocol-version": "2025-03-26"}})
+	if resp.Status != 200 || !strings.Contains(string(resp.Body), `"name":"echo"`) || asked != 1 || !overlapped {
+		t.Errorf("%d %s; the release asked %d times, beside the caller check: %v", resp.Status, resp.Body, asked, overlapped)
 	}
 }

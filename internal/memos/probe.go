@@ -125,6 +125,12 @@ func (c *Client) place(ctx context.Context, version string) (release int, placed
 	return 0, true
 }
 
+// Placed reports whether the release the instance is served is learnt.
+func (c *Client) Placed() bool {
+	_, ok := c.version.served()
+	return ok
+}
+
 // Release returns the index in Options.Releases of the release the
 // instance is served, probing it when it was never learnt (the first
 // request of an isolate; later ones are relearnt beside a tool call's

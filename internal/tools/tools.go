@@ -83,6 +83,10 @@ func (tb *Table) Release(ctx context.Context) int {
 	return 0
 }
 
+// Placed reports whether the release of the instance is learnt, so that
+// Release asks nothing of Memos.
+func (tb *Table) Placed() bool { return tb.memos.Placed() }
+
 // tool returns the row of the named tool in the release the instance is
 // served.
 func (tb *Table) tool(ctx context.Context, name string) (*tool, bool) {
@@ -168,6 +172,9 @@ func (tb *Table) Within(s *registry.Selection, readOnly bool) *View {
 // Release returns the index of the release the instance is served
 // (Table.Release).
 func (v *View) Release(ctx context.Context) int { return v.tb.Release(ctx) }
+
+// Placed reports whether the instance's release is learnt (Table.Placed).
+func (v *View) Placed() bool { return v.tb.Placed() }
 
 // ListJSON returns the view's prepared tools array in a release.
 func (v *View) ListJSON(release int) []byte { return v.sets[release].ListJSON() }
