@@ -93,9 +93,11 @@ func (f *Finder) memoEdit(ctx context.Context, args map[string]any, m Memos) ([]
 	// The same call made again (its answer lost, or the client's retry
 	// after it gave up) finds the text this call left: it is not applied
 	// twice. A call with contentHash is a deliberate one.
-	caller, err := m.Others(ctx)
-	if err != nil {
-		return nil, writes.NotDone(err, "learning who the caller is")
+	caller := target.Others // learnt by ReadTarget for a memo with a creator
+	if !memos.HasCreator(target.Memo) {
+		if caller, err = m.Others(ctx); err != nil {
+			return nil, writes.NotDone(err, "learning who the caller is")
+		}
 	}
 	digest = c.digest(caller.Me, id)
 	if was, ok := held.Recent(digest); ok && hash == "" && was == memos.ContentHash(before) {

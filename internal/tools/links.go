@@ -40,7 +40,7 @@ func (tb *Table) setRelations(ctx context.Context, t *tool, a arguments, authori
 		want = appendItem(want, []byte(`{"relatedMemo":{"name":`+rawjson.Quote(rel.Get("relatedMemo").Get("name").Str)+`},"type":`+rawjson.Quote(rel.Get("type").Str)+`}`))
 	}
 	wanted := rawjson.ParseBytes(append(want, ']'))
-	return tb.settled(ctx, t, a, authorization, target.Name(), func(ctx context.Context) (writes.State, error) {
+	return tb.settled(ctx, r, target.Name(), func(ctx context.Context) (writes.State, error) {
 		list, err := writes.Read(ctx, m, writes.MemoRoute+"/relations", path)
 		if err != nil {
 			return writes.Unknown, err
@@ -73,7 +73,7 @@ func (tb *Table) upsertReaction(ctx context.Context, t *tool, a arguments, autho
 	path, _, _ := strings.Cut(r.Path, "?")
 	kind := rawjson.Parse(a.bodyRaw).Get("reaction").Get("reactionType").Str
 	var found []byte
-	out, err := tb.settled(ctx, t, a, authorization, strings.TrimPrefix(strings.TrimSuffix(path, "/reactions"), apiRoot), func(ctx context.Context) (writes.State, error) {
+	out, err := tb.settled(ctx, r, strings.TrimPrefix(strings.TrimSuffix(path, "/reactions"), apiRoot), func(ctx context.Context) (writes.State, error) {
 		list, err := writes.Read(ctx, m, writes.MemoRoute+"/reactions", path)
 		if err != nil {
 			return writes.Unknown, err
@@ -122,7 +122,7 @@ func (tb *Table) deleteReaction(ctx context.Context, t *tool, a arguments, autho
 	case !there:
 		return nil, writes.Refuse("the memo has no reaction " + name + ": it was deleted already (by an earlier try of this call, say) or never existed")
 	}
-	return tb.settledDelete(ctx, t, a, authorization, name, func(ctx context.Context) (writes.State, error) {
+	return tb.settledDelete(ctx, r, name, func(ctx context.Context) (writes.State, error) {
 		if there, err := present(ctx); err != nil || there {
 			return writes.Unapplied, err
 		}
@@ -146,7 +146,7 @@ func (tb *Table) deleteAttachment(ctx context.Context, t *tool, a arguments, aut
 	case err != nil:
 		return nil, writes.NotDone(err, "")
 	}
-	return tb.settledDelete(ctx, t, a, authorization, name, func(ctx context.Context) (writes.State, error) {
+	return tb.settledDelete(ctx, r, name, func(ctx context.Context) (writes.State, error) {
 		switch _, err := writes.Read(ctx, m, writes.AttachmentRoute, path); {
 		case writes.Status(err) == 404:
 			return writes.Applied, nil
@@ -157,14 +157,10 @@ func (tb *Table) deleteAttachment(ctx context.Context, t *tool, a arguments, aut
 	})
 }
 
-// settled sends a generated tool's request and answers as callRoute does
-// when Memos confirms it; a clear refusal is not done, and an unclear
-// outcome (no answer, not Memos', an empty one) is settled by check.
-func (tb *Table) settled(ctx context.Context, t *tool, a arguments, authorization, name string, check func(context.Context) (writes.State, error)) ([]byte, error) {
-	r, err := t.request(a, authorization)
-	if err != nil {
-		return nil, err
-	}
+// settled sends a write's request, r, and answers as callRoute does when
+// Memos confirms it; a clear refusal is not done, and an unclear outcome
+// (no answer, not Memos', an empty one) is settled by check.
+func (tb *Table) settled(ctx context.Context, r memos.Request, name string, check func(context.Context) (writes.State, error)) ([]byte, error) {
 	obj, err := tb.confirmed(ctx, r)
 	switch {
 	case err == nil:
@@ -199,12 +195,8 @@ func (tb *Table) confirmed(ctx context.Context, r memos.Request) ([]byte, error)
 
 // settledDelete is settled for a delete, whose 404 may be the runtime's
 // own resend of a delete Memos applied: it is settled by check too.
-func (tb *Table) settledDelete(ctx context.Context, t *tool, a arguments, authorization, name string, check func(context.Context) (writes.State, error)) ([]byte, error) {
-	r, err := t.request(a, authorization)
-	if err != nil {
-		return nil, err
-	}
-	_, err = tb.confirmed(ctx, r)
+func (tb *Table) settledDelete(ctx context.Context, r memos.Request, name string, check func(context.Context) (writes.State, error)) ([]byte, error) {
+	_, err := tb.confirmed(ctx, r)
 	switch {
 	case err == nil:
 		return result([]byte(`{"ok":true}`)), nil
