@@ -92,7 +92,8 @@ func fileNames(list []rawjson.Value) string {
 	return strings.Join(names, ", ")
 }
 
-// clipped is s cut to maxShownRunes.
+// clipped is s cut to maxShownRunes, for a question or an error that
+// quotes it.
 func clipped(s string) string {
 	if r := []rune(s); len(r) > maxShownRunes {
 		return string(r[:maxShownRunes]) + "…"

@@ -74,25 +74,13 @@ func notApplied(name string, memo, body rawjson.Value, fields []string) error {
 		if got == "" {
 			got = "nothing"
 		}
-		if len(got) > 80 {
-			got = got[:80] + "…"
-		}
-		b.WriteString(" it holds " + f + " " + got + ", not " + compactString(body.Get(f)) + ";")
+		b.WriteString(" it holds " + f + " " + clipped(got) + ", not " + clipped(string(compact(body.Get(f)))) + ";")
 	}
 	if slices.Contains(fields, "visibility") && memo.Get("parent").Str != "" {
 		b.WriteString(" a comment keeps the visibility of its memo, " + memo.Get("parent").Str + ";")
 	}
 	b.WriteString(" the fields it does hold were written")
 	return &writes.Failure{Msg: b.String()}
-}
-
-// compactString is a value of a body as compact JSON text, cut short.
-func compactString(v rawjson.Value) string {
-	s := string(compact(v))
-	if len(s) > 80 {
-		s = s[:80] + "…"
-	}
-	return s
 }
 
 // fieldsOf is memo's values of the fields body gives, as an object.
