@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 )
@@ -30,7 +31,7 @@ func (f *Finder) attachmentRead(ctx context.Context, args map[string]any, m Memo
 	if err != nil {
 		return nil, err
 	}
-	body, gerr := m.Get(ctx, "/api/v1/attachments/{attachment}", "/api/v1/attachments/"+uri.PathEscape(id))
+	body, gerr := m.Get(ctx, memos.RouteAttachment, memos.Path(memos.RouteAttachment, id))
 	if gerr != nil {
 		return nil, gerr
 	}

@@ -1,6 +1,10 @@
 package finder
 
-import "context"
+import (
+	"context"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
+)
 
 // Tool is a hand-written tool: its entry in tools/list, as JSON (the
 // registry compacts it once), whether it only reads, and what runs it.
@@ -48,7 +52,7 @@ var tools = []Tool{
 		"pageSize":{"type":"integer","description":"1 to 50, default 10"},
 		"pageToken":{"type":"string"}}},
 	"annotations":{"title":"Search memos",` + reads + `},
-	"_meta":{"calls":["GET /api/v1/auth/me","GET /api/v1/memos","GET /api/v1/memos/{memo}/comments"]}}`},
+	"_meta":{"calls":["GET ` + memos.RouteCurrentUser + `","GET ` + memos.RouteMemos + `","GET ` + memos.RouteMemoComments + `"]}}`},
 
 	{Name: "tag_list", ReadOnly: true, Run: (*Finder).tagList, JSON: `{
 	"name":"tag_list","title":"List tags",
@@ -56,7 +60,7 @@ var tools = []Tool{
 	"inputSchema":{"type":"object","additionalProperties":false,"properties":{
 		"limit":{"type":"integer","description":"1 to 500, default 100"}}},
 	"annotations":{"title":"List tags",` + reads + `},
-	"_meta":{"calls":["GET /api/v1/auth/me","GET /api/v1/{user}:getStats"]}}`},
+	"_meta":{"calls":["GET ` + memos.RouteCurrentUser + `","GET ` + memos.RouteUserStats + `"]}}`},
 
 	{Name: "search", ReadOnly: true, Run: (*Finder).search, JSON: `{
 	"name":"search","title":"Search",
@@ -64,7 +68,7 @@ var tools = []Tool{
 	"inputSchema":{"type":"object","additionalProperties":false,"required":["query"],"properties":{
 		"query":{"type":"string"}}},
 	"annotations":{"title":"Search",` + reads + `},
-	"_meta":{"calls":["GET /api/v1/auth/me","GET /api/v1/memos"]}}`},
+	"_meta":{"calls":["GET ` + memos.RouteCurrentUser + `","GET ` + memos.RouteMemos + `"]}}`},
 
 	{Name: "fetch", ReadOnly: true, Run: (*Finder).fetch, JSON: `{
 	"name":"fetch","title":"Fetch",
@@ -72,7 +76,7 @@ var tools = []Tool{
 	"inputSchema":{"type":"object","additionalProperties":false,"required":["id"],"properties":{
 		"id":{"type":"string"}}},
 	"annotations":{"title":"Fetch",` + reads + `},
-	"_meta":{"calls":["GET /api/v1/memos/{memo}","GET /api/v1/auth/me"]}}`},
+	"_meta":{"calls":["GET ` + memos.RouteMemo + `","GET ` + memos.RouteCurrentUser + `"]}}`},
 
 	{Name: "attachment_read", ReadOnly: true, Run: (*Finder).attachmentRead, JSON: `{
 	"name":"attachment_read","title":"Read attachment",
@@ -83,7 +87,7 @@ var tools = []Tool{
 		"name":{"type":"string"},"filename":{"type":"string"},"type":{"type":"string"},"size":{"type":"integer"},
 		"memo":{"type":"string"},"returned":{"type":"string"},"bytes":{"type":"integer"}}},
 	"annotations":{"title":"Read attachment",` + reads + `},
-	"_meta":{"calls":["GET /api/v1/attachments/{attachment}","GET /file/attachments/{attachment}/{filename}"]}}`},
+	"_meta":{"calls":["GET ` + memos.RouteAttachment + `","GET /file/attachments/{attachment}/{filename}"]}}`},
 
 	{Name: "memo_edit", Run: (*Finder).memoEdit, JSON: `{
 	"name":"memo_edit","title":"Edit memo",
@@ -104,5 +108,5 @@ var tools = []Tool{
 		"previousContent":{"type":"string","description":"the whole text before the edit, when under 1,000 bytes"},
 		"note":{"type":"string"}}},
 	"annotations":{"title":"Edit memo","readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false},
-	"_meta":{"calls":["GET /api/v1/memos/{memo}","PATCH /api/v1/memos/{memo}"]}}`},
+	"_meta":{"calls":["GET ` + memos.RouteMemo + `","PATCH ` + memos.RouteMemo + `"]}}`},
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 )
 
 // ChatGPT's connectors (deep research, company knowledge) need tools named
@@ -41,7 +40,7 @@ func (f *Finder) search(ctx context.Context, args map[string]any, m Memos) ([]by
 	if q.Creator, err = me(ctx, m); err != nil {
 		return nil, err
 	}
-	body, gerr := m.Get(ctx, listRoute, listPath(q.Compile(), "", searchResults, ""))
+	body, gerr := m.Get(ctx, memos.RouteMemos, listPath(q.Compile(), "", searchResults, ""))
 	if gerr != nil {
 		return nil, gerr
 	}
@@ -72,7 +71,7 @@ func (f *Finder) fetch(ctx context.Context, args map[string]any, m Memos) ([]byt
 	if err != nil {
 		return nil, err
 	}
-	body, gerr := m.Get(ctx, "/api/v1/memos/{memo}", "/api/v1/memos/"+uri.PathEscape(id))
+	body, gerr := m.Get(ctx, memos.RouteMemo, memos.Path(memos.RouteMemo, id))
 	if gerr != nil {
 		return nil, gerr
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 )
 
 // Comments in finding. Memos' list of memos leaves comments out, and its
@@ -56,7 +55,7 @@ func commentHits(ctx context.Context, m Memos, o memos.Others, hits rawjson.Valu
 			return false
 		}
 		name := memo.Get("name").Str
-		body, err := m.Get(ctx, memoRoute+"/comments", "/api/v1/memos/"+uri.PathEscape(memoID(name))+"/comments?pageSize="+strconv.Itoa(maxCommentsRead))
+		body, err := m.Get(ctx, memos.RouteMemoComments, memos.Path(memos.RouteMemoComments, memoID(name))+"?pageSize="+strconv.Itoa(maxCommentsRead))
 		if err != nil {
 			return true
 		}

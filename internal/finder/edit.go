@@ -21,8 +21,6 @@ import (
 // lock (writes.Lock), which every write of a memo takes, in one isolate or
 // across many.
 
-const memoRoute = "/api/v1/memos/{memo}"
-
 // changes are memo_edit's kinds of change, one of which a call gives.
 var changes = []string{"append", "prepend", "replace", "check", "uncheck"}
 
@@ -113,13 +111,13 @@ func (f *Finder) memoEdit(ctx context.Context, args map[string]any, m Memos) ([]
 		return nil, err
 	}
 	update := append(rawjson.AppendString([]byte(`{"content":`), after), '}')
-	answer, perr := m.Patch(ctx, memoRoute, path+"?updateMask=content", update)
+	answer, perr := m.Patch(ctx, memos.RouteMemo, path+"?updateMask=content", update)
 	if perr != nil && !writes.Unclear(perr) {
 		return nil, writes.NotDone(perr, "")
 	}
 	if perr != nil || rawjson.ParseBytes(answer).Get("content").Str != after {
 		err := writes.Settle(ctx, perr, name, func(ctx context.Context) (writes.State, error) {
-			memo, err := writes.Read(ctx, m, memoRoute, path)
+			memo, err := writes.Read(ctx, m, memos.RouteMemo, path)
 			switch held := memo.Get("content").Str; {
 			case err != nil:
 				return writes.Unknown, err

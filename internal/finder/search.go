@@ -89,7 +89,7 @@ func tags(given []string) ([]string, error) {
 // listPath is the ListMemos request for a query: newest first, in state
 // ("": Memos' default, NORMAL).
 func listPath(filter, state string, pageSize int64, pageToken string) string {
-	p := "/api/v1/memos?pageSize=" + strconv.FormatInt(pageSize, 10) + "&orderBy=" + uri.QueryEscape("create_time desc")
+	p := memos.RouteMemos + "?pageSize=" + strconv.FormatInt(pageSize, 10) + "&orderBy=" + uri.QueryEscape("create_time desc")
 	if state != "" {
 		p += "&state=" + uri.QueryEscape(state)
 	}
@@ -101,8 +101,6 @@ func listPath(filter, state string, pageSize int64, pageToken string) string {
 	}
 	return p
 }
-
-const listRoute = "/api/v1/memos"
 
 // me returns the caller's user name (users/<name>), or Memos' error (which
 // the tools report as it is), or the tool's own error.
@@ -145,7 +143,7 @@ func (f *Finder) memoSearch(ctx context.Context, args map[string]any, m Memos) (
 		q.Creator = others.Me
 	}
 	state := str(args, "state")
-	body, gerr := m.Get(ctx, listRoute, listPath(q.Compile(), state, size, token))
+	body, gerr := m.Get(ctx, memos.RouteMemos, listPath(q.Compile(), state, size, token))
 	if gerr != nil {
 		return nil, gerr
 	}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"math"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 )
 
 // Caps of tag_list.
@@ -30,7 +30,7 @@ func Tags(ctx context.Context, m Memos, max int) ([]Tag, error) {
 	if err != nil {
 		return nil, err
 	}
-	body, err := m.Get(ctx, "/api/v1/{user}:getStats", "/api/v1/users/"+uri.PathEscape(userID(user))+":getStats")
+	body, err := m.Get(ctx, memos.RouteUserStats, memos.Path(memos.RouteUserStats, userID(user)))
 	if err != nil {
 		return nil, err
 	}

@@ -24,7 +24,7 @@ func (c *Client) SignIn(ctx context.Context, username, password string) (token, 
 	body = append(body, `,"password":`...)
 	body = rawjson.AppendString(body, password)
 	body = append(body, "}}"...)
-	r, err := c.account(ctx, "POST", "/api/v1/auth/signin", "", body)
+	r, err := c.account(ctx, "POST", RouteSignIn, "", body)
 	if err != nil {
 		return "", "", err
 	}
@@ -45,7 +45,11 @@ func (c *Client) CreateToken(ctx context.Context, bearer, user, description stri
 	body = append(body, `,"expiresInDays":`...)
 	body = strconv.AppendInt(body, int64(days), 10)
 	body = append(body, '}')
-	r, err := c.account(ctx, "POST", "/api/v1/"+user+"/personalAccessTokens", bearer, body)
+	id, ok := strings.CutPrefix(user, "users/")
+	if !ok {
+		return "", "", &Error{Msg: "not a Memos user name"}
+	}
+	r, err := c.account(ctx, "POST", Path(RoutePersonalAccessTokens, id), bearer, body)
 	if err != nil {
 		return "", "", err
 	}
@@ -59,7 +63,7 @@ func (c *Client) CreateToken(ctx context.Context, bearer, user, description stri
 // CurrentUser returns the resource name of the user a token belongs to;
 // the *Error is Refused when Memos does not accept it.
 func (c *Client) CurrentUser(ctx context.Context, token string) (string, error) {
-	r, err := c.account(ctx, "GET", "/api/v1/auth/me", token, nil)
+	r, err := c.account(ctx, "GET", RouteCurrentUser, token, nil)
 	if err != nil {
 		return "", err
 	}
@@ -73,7 +77,11 @@ func (c *Client) CurrentUser(ctx context.Context, token string) (string, error) 
 // DeleteToken deletes the personal access token called name, authorized by
 // the token itself.
 func (c *Client) DeleteToken(ctx context.Context, token, name string) error {
-	_, err := c.account(ctx, "DELETE", "/api/v1/"+name, token, nil)
+	path, ok := NamePath(RoutePersonalAccessToken, name)
+	if !ok {
+		return &Error{Msg: "not a Memos resource name"}
+	}
+	_, err := c.account(ctx, "DELETE", path, token, nil)
 	return err
 }
 

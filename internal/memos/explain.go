@@ -95,7 +95,7 @@ func (c *Client) notJSON(resp *web.Response) (msg, detail string) {
 	case resp.Status >= 500:
 		return head + " from the proxy or tunnel in front of Memos, not from Memos: check that Memos and its Cloudflare Tunnel (cloudflared) are running and that MEMOS_URL is right", detail
 	case html:
-		return prefixed(head, "the upstream answered with an HTML page instead of Memos' API: check that MEMOS_URL is the base URL of the Memos instance (without /api/v1) and, if Cloudflare Access protects it, set CF_ACCESS_CLIENT_ID and CF_ACCESS_CLIENT_SECRET"), detail
+		return prefixed(head, "the upstream answered with an HTML page instead of Memos' API: check that MEMOS_URL is the base URL of the Memos instance (without "+strings.TrimSuffix(APIRoot, "/")+") and, if Cloudflare Access protects it, set CF_ACCESS_CLIENT_ID and CF_ACCESS_CLIENT_SECRET"), detail
 	}
 	return prefixed(head, "the upstream answered with something other than Memos' JSON: check that MEMOS_URL points at the Memos instance"), detail
 }

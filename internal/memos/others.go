@@ -54,7 +54,7 @@ func (m Caller) Others(ctx context.Context) (Others, error) {
 		o.Me, err = m.c.whose(ctx, token)
 		return o, err
 	}
-	me, err := m.GetJSON(ctx, "/api/v1/auth/me", "/api/v1/auth/me")
+	me, err := m.GetJSON(ctx, RouteCurrentUser, RouteCurrentUser)
 	if err != nil {
 		return o, err
 	}

@@ -76,7 +76,7 @@ func (c *Client) Probe(ctx context.Context) Status {
 		// Memos has this path in every release: MEMOS_URL points at
 		// something under the instance, or at another service.
 		s.Problem, detail = c.refusal(resp)
-		s.Problem += ": the instance's public profile is not at MEMOS_URL" + profilePath + ": set MEMOS_URL to the instance's base URL, without /api/v1 or another path under it"
+		s.Problem += ": the instance's public profile is not at MEMOS_URL" + profilePath + ": set MEMOS_URL to the instance's base URL, without " + strings.TrimSuffix(APIRoot, "/") + " or another path under it"
 	case resp.Status != 200:
 		s.Problem, detail = c.refusal(resp)
 	case !rawjson.ValidBytes(resp.Body) || !strings.HasPrefix(resp.Header.Get("content-type"), "application/json"):
@@ -154,4 +154,4 @@ func (c *Client) released(i int, known bool) string {
 }
 
 // profilePath is the instance's public profile, readable without a token.
-const profilePath = "/api/v1/instance/profile"
+const profilePath = RouteInstanceProfile

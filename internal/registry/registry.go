@@ -6,7 +6,7 @@
 // YAML at run time.
 package registry
 
-//go:generate go run ./generate -curation ../../spec/curation.json -overlay ../../spec/memos-v0.31.json -o tools_gen.go
+//go:generate go run ./generate -curation ../../spec/curation.json -overlay ../../spec/memos-v0.31.json -o tools_gen.go -routes ../memos/routes_gen.go
 
 import (
 	"strings"

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 )
@@ -17,7 +18,7 @@ import (
 // from Memos' file route; two requests. A text file is served as text, any
 // other as a base64 blob; an external link as a text/uri-list.
 func (s *Server) readAttachment(ctx context.Context, u, id, authorization string) ([]byte, error) {
-	meta, err := s.memos.As(authorization).GetJSON(ctx, "/api/v1/attachments/{attachment}", "/api/v1/attachments/"+uri.PathEscape(id))
+	meta, err := s.memos.As(authorization).GetJSON(ctx, memos.RouteAttachment, memos.Path(memos.RouteAttachment, id))
 	if status(err) == 404 {
 		return nil, NotFound(u)
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/finder"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 )
 
 // readMemo answers resources/read of memo://memos/{id}: one request to
@@ -17,7 +16,7 @@ import (
 // found.
 func (s *Server) readMemo(ctx context.Context, u, id, authorization string) ([]byte, error) {
 	m := s.memos.As(authorization)
-	raw, err := m.GetJSON(ctx, "/api/v1/memos/{memo}", "/api/v1/memos/"+uri.PathEscape(id))
+	raw, err := m.GetJSON(ctx, memos.RouteMemo, memos.Path(memos.RouteMemo, id))
 	if status(err) == 404 {
 		return nil, NotFound(u)
 	}

@@ -116,7 +116,7 @@ func (s *Server) List(ctx context.Context, cursor, authorization string) ([]byte
 	if cursor != "" {
 		query += "&pageToken=" + uri.QueryEscape(cursor)
 	}
-	page, err := s.memos.As(authorization).GetJSON(ctx, "/api/v1/memos", "/api/v1/memos"+query)
+	page, err := s.memos.As(authorization).GetJSON(ctx, memos.RouteMemos, memos.RouteMemos+query)
 	switch {
 	case anonymous && status(err) == 401:
 		return []byte(`{"resources":[]}`), nil

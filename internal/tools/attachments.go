@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/writes"
 )
@@ -24,7 +25,7 @@ func (tb *Table) setAttachments(ctx context.Context, t *tool, a arguments, autho
 	}
 	m := tb.caller(t, authorization)
 	memoPath, _, _ := strings.Cut(strings.TrimSuffix(r.Path, "/attachments"), "?")
-	memo, err := writes.Read(ctx, m, writes.MemoRoute, memoPath)
+	memo, err := writes.Read(ctx, m, memos.RouteMemo, memoPath)
 	if err != nil {
 		return nil, writes.NotDone(err, "")
 	}
@@ -64,7 +65,7 @@ func (tb *Table) setAttachments(ctx context.Context, t *tool, a arguments, autho
 		if !writes.Unclear(err) {
 			return nil, writes.NotDone(err, "")
 		}
-		after, rerr := writes.Read(ctx, m, writes.MemoRoute, memoPath)
+		after, rerr := writes.Read(ctx, m, memos.RouteMemo, memoPath)
 		switch {
 		case rerr != nil:
 			return nil, writes.MayBeDone(err, name)

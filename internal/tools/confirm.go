@@ -63,7 +63,7 @@ func describe(ctx context.Context, m memos.Caller, id string) string {
 	if target.Theirs() {
 		b += " (by " + target.Memo.Get("creator").Str + ")"
 	}
-	comments, err := writes.Read(ctx, m, writes.MemoRoute+"/comments", writes.MemoPath(id)+"/comments?pageSize="+strconv.Itoa(maxCountedComments))
+	comments, err := writes.Read(ctx, m, memos.RouteMemoComments, memos.Path(memos.RouteMemoComments, id)+"?pageSize="+strconv.Itoa(maxCountedComments))
 	n := len(comments.Get("memos").Array())
 	switch {
 	case err != nil:
@@ -116,7 +116,7 @@ func deleteAttachmentQuestion(ctx context.Context, m memos.Caller, args rawjson.
 		return "Delete this attachment and its file for good? Memos has no undo."
 	}
 	what := "attachments/" + id
-	if meta, err := writes.Read(ctx, m, writes.AttachmentRoute, writes.AttachmentPath(id)); err == nil {
+	if meta, err := writes.Read(ctx, m, memos.RouteAttachment, writes.AttachmentPath(id)); err == nil {
 		what += " (" + strconv.Quote(clipped(visible.Line(meta.Get("filename").Str)))
 		if memo := meta.Get("memo").Str; memo != "" {
 			what += ", on " + memo
@@ -140,7 +140,7 @@ func setAttachmentsQuestion(ctx context.Context, m memos.Caller, args rawjson.Va
 	for _, at := range args.Get("body").Get("attachments").Array() {
 		kept[at.Get("name").Str] = true
 	}
-	memo, err := writes.Read(ctx, m, writes.MemoRoute, writes.MemoPath(id))
+	memo, err := writes.Read(ctx, m, memos.RouteMemo, writes.MemoPath(id))
 	if err != nil {
 		return "Delete the files of memos/" + id + " that the list leaves out, for good? Memos has no undo."
 	}

@@ -21,9 +21,9 @@ type creation struct {
 }
 
 var (
-	memoCreation       = creation{"memoId", "memo", writes.MemoRoute, writes.MemoPath}
-	commentCreation    = creation{"commentId", "comment", writes.MemoRoute, writes.MemoPath}
-	attachmentCreation = creation{"attachmentId", "attachment", writes.AttachmentRoute, writes.AttachmentPath}
+	memoCreation       = creation{"memoId", "memo", memos.RouteMemo, writes.MemoPath}
+	commentCreation    = creation{"commentId", "comment", memos.RouteMemo, writes.MemoPath}
+	attachmentCreation = creation{"attachmentId", "attachment", memos.RouteAttachment, writes.AttachmentPath}
 )
 
 // creator runs memo_create_memo, memo_create_memo_comment or
@@ -181,7 +181,7 @@ func (tb *Table) planCreate(ctx context.Context, m memos.Caller, c creation, a a
 		if err != nil {
 			return "", err
 		}
-		memo, err := writes.Read(ctx, m, writes.MemoRoute, writes.MemoPath(id))
+		memo, err := writes.Read(ctx, m, memos.RouteMemo, writes.MemoPath(id))
 		if err != nil {
 			return "", writes.NotDone(err, "reading memos/"+id)
 		}
@@ -246,7 +246,7 @@ func existed(made rawjson.Value, idParam string) []byte {
 // it chose or found free, holding its text) that Memos failed half-way and
 // left standing as a memo of its own, visible as such.
 func (tb *Table) removeStray(ctx context.Context, m memos.Caller, name, id string, cause error) error {
-	if err := m.Delete(ctx, writes.MemoRoute, writes.MemoPath(id)); err != nil {
+	if err := m.Delete(ctx, memos.RouteMemo, writes.MemoPath(id)); err != nil {
 		return writes.MayBeDone(cause, name+" (Memos made the comment as a memo of its own, and deleting it failed too: delete it with memo_delete_memo)")
 	}
 	return writes.NotDone(cause, "Memos had made the comment as a memo of its own, which was deleted")

@@ -33,12 +33,12 @@ func (tb *Table) deleteMemo(ctx context.Context, t *tool, a arguments, authoriza
 	target, err := writes.ReadTarget(ctx, m, path)
 	switch {
 	case writes.Status(err) == 404:
-		return nil, writes.Refuse("there is no memo " + strings.TrimPrefix(path, apiRoot) + " that you can see: it was deleted already (by an earlier try of this call, say), never existed, or is another user's private memo")
+		return nil, writes.Refuse("there is no memo " + strings.TrimPrefix(path, memos.APIRoot) + " that you can see: it was deleted already (by an earlier try of this call, say), never existed, or is another user's private memo")
 	case err != nil:
 		return nil, err
 	}
 	name := target.Name()
-	comments, err := writes.Read(ctx, m, writes.MemoRoute+"/comments", path+"/comments?pageSize="+strconv.Itoa(maxCountedComments))
+	comments, err := writes.Read(ctx, m, memos.RouteMemoComments, path+"/comments?pageSize="+strconv.Itoa(maxCountedComments))
 	if err != nil {
 		return nil, writes.NotDone(err, "counting the comments of "+name)
 	}
@@ -48,7 +48,7 @@ func (tb *Table) deleteMemo(ctx context.Context, t *tool, a arguments, authoriza
 	}
 	// Whatever the answer (a 404 may be the runtime's own resend of a
 	// delete that was applied), what Memos holds now tells.
-	_, rerr := writes.Read(ctx, m, writes.MemoRoute, path)
+	_, rerr := writes.Read(ctx, m, memos.RouteMemo, path)
 	switch {
 	case writes.Status(rerr) == 404:
 	case rerr != nil:

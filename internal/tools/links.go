@@ -41,7 +41,7 @@ func (tb *Table) setRelations(ctx context.Context, t *tool, a arguments, authori
 	}
 	wanted := rawjson.ParseBytes(append(want, ']'))
 	return tb.settled(ctx, r, target.Name(), func(ctx context.Context) (writes.State, error) {
-		list, err := writes.Read(ctx, m, writes.MemoRoute+"/relations", path)
+		list, err := writes.Read(ctx, m, memos.RouteMemoRelations, path)
 		if err != nil {
 			return writes.Unknown, err
 		}
@@ -73,8 +73,8 @@ func (tb *Table) upsertReaction(ctx context.Context, t *tool, a arguments, autho
 	path, _, _ := strings.Cut(r.Path, "?")
 	kind := rawjson.Parse(a.bodyRaw).Get("reaction").Get("reactionType").Str
 	var found []byte
-	out, err := tb.settled(ctx, r, strings.TrimPrefix(strings.TrimSuffix(path, "/reactions"), apiRoot), func(ctx context.Context) (writes.State, error) {
-		list, err := writes.Read(ctx, m, writes.MemoRoute+"/reactions", path)
+	out, err := tb.settled(ctx, r, strings.TrimPrefix(strings.TrimSuffix(path, "/reactions"), memos.APIRoot), func(ctx context.Context) (writes.State, error) {
+		list, err := writes.Read(ctx, m, memos.RouteMemoReactions, path)
 		if err != nil {
 			return writes.Unknown, err
 		}
@@ -103,9 +103,9 @@ func (tb *Table) deleteReaction(ctx context.Context, t *tool, a arguments, autho
 	m := tb.caller(t, authorization)
 	path, _, _ := strings.Cut(r.Path, "?")
 	listPath := path[:strings.LastIndexByte(path, '/')]
-	name := strings.TrimPrefix(path, apiRoot)
+	name := strings.TrimPrefix(path, memos.APIRoot)
 	present := func(ctx context.Context) (bool, error) {
-		list, err := writes.Read(ctx, m, writes.MemoRoute+"/reactions", listPath)
+		list, err := writes.Read(ctx, m, memos.RouteMemoReactions, listPath)
 		if err != nil {
 			return false, err
 		}
@@ -139,15 +139,15 @@ func (tb *Table) deleteAttachment(ctx context.Context, t *tool, a arguments, aut
 	}
 	m := tb.caller(t, authorization)
 	path, _, _ := strings.Cut(r.Path, "?")
-	name := strings.TrimPrefix(path, apiRoot)
-	switch _, err := writes.Read(ctx, m, writes.AttachmentRoute, path); {
+	name := strings.TrimPrefix(path, memos.APIRoot)
+	switch _, err := writes.Read(ctx, m, memos.RouteAttachment, path); {
 	case writes.Status(err) == 404:
 		return nil, writes.Refuse("there is no attachment " + name + " that you can see: it was deleted already (by an earlier try of this call, say) or never existed")
 	case err != nil:
 		return nil, writes.NotDone(err, "")
 	}
 	return tb.settledDelete(ctx, r, name, func(ctx context.Context) (writes.State, error) {
-		switch _, err := writes.Read(ctx, m, writes.AttachmentRoute, path); {
+		switch _, err := writes.Read(ctx, m, memos.RouteAttachment, path); {
 		case writes.Status(err) == 404:
 			return writes.Applied, nil
 		case err != nil:

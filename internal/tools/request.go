@@ -12,9 +12,6 @@ import (
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 )
 
-// apiRoot is the part of every route template that resource names leave out.
-const apiRoot = "/api/v1/"
-
 // segment is one piece of a route template: literal text or a placeholder.
 type segment struct {
 	literal string
@@ -66,7 +63,7 @@ func buildPath(segs []segment, values map[string]any) (string, error) {
 		if !ok {
 			return "", errors.New("argument " + strconv.Quote(s.param) + " must be a string")
 		}
-		parent := strings.TrimPrefix(raw.String(), apiRoot)
+		parent := strings.TrimPrefix(raw.String(), memos.APIRoot)
 		id, err := pathID(s.param, str, parent)
 		if err != nil {
 			return "", err

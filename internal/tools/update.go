@@ -47,7 +47,7 @@ func (tb *Table) updateMemo(ctx context.Context, t *tool, a arguments, authoriza
 		// No answer, an answer not from Memos, or an empty one: what
 		// Memos holds now tells whether the update was made.
 		var rerr error
-		if after, rerr = writes.Read(ctx, m, writes.MemoRoute, path); rerr != nil {
+		if after, rerr = writes.Read(ctx, m, memos.RouteMemo, path); rerr != nil {
 			return nil, writes.MayBeDone(err, name)
 		}
 		if !writes.Holds(after, body) && writes.Holds(after, fieldsOf(before, body)) {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 )
 
 // Plans. Before a write is sent, every object it names is read: what it
@@ -19,17 +18,11 @@ import (
 // which its plan reads (one request each).
 const MaxLinked = 10
 
-// Routes and paths of the objects plans read.
-const (
-	MemoRoute       = "/api/v1/memos/{memo}"
-	AttachmentRoute = "/api/v1/attachments/{attachment}"
-)
-
 // MemoPath is the API path of the memo id.
-func MemoPath(id string) string { return "/api/v1/memos/" + uri.PathEscape(id) }
+func MemoPath(id string) string { return memos.Path(memos.RouteMemo, id) }
 
 // AttachmentPath is the API path of the attachment id.
-func AttachmentPath(id string) string { return "/api/v1/attachments/" + uri.PathEscape(id) }
+func AttachmentPath(id string) string { return memos.Path(memos.RouteAttachment, id) }
 
 // idOf returns the id of a resource name (memos/abc), or "" when name is
 // not one of its kind.
@@ -64,7 +57,7 @@ func Attachments(ctx context.Context, m Memos, list []rawjson.Value, target, at 
 		case id == "":
 			return nil, Refuse(item + ": " + strconv.Quote(name) + " is not an attachment's name (attachments/abc)")
 		}
-		meta, err := Read(ctx, m, AttachmentRoute, AttachmentPath(id))
+		meta, err := Read(ctx, m, memos.RouteAttachment, AttachmentPath(id))
 		switch {
 		case Status(err) == 404:
 			return nil, Refuse(item + ": " + name + " does not exist")
@@ -92,7 +85,7 @@ func Relations(ctx context.Context, m Memos, list []rawjson.Value, at string) er
 		if id == "" {
 			return Refuse(at + "[" + strconv.Itoa(i) + "]: relatedMemo.name " + strconv.Quote(name) + " is not a memo's name (memos/abc)")
 		}
-		if _, err := Read(ctx, m, MemoRoute, MemoPath(id)); Status(err) == 404 {
+		if _, err := Read(ctx, m, memos.RouteMemo, MemoPath(id)); Status(err) == 404 {
 			return Refuse(at + "[" + strconv.Itoa(i) + "] names " + name + ", which does not exist")
 		} else if err != nil {
 			return NotDone(err, "reading "+name)

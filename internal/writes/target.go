@@ -22,7 +22,7 @@ type Target struct {
 // answers (the memo, what it replaced, a conflict's text) would carry
 // their text.
 func ReadTarget(ctx context.Context, m Memos, path string) (Target, error) {
-	memo, err := Read(ctx, m, MemoRoute, path)
+	memo, err := Read(ctx, m, memos.RouteMemo, path)
 	if err != nil {
 		return Target{}, NotDone(err, "")
 	}
@@ -32,7 +32,7 @@ func ReadTarget(ctx context.Context, m Memos, path string) (Target, error) {
 			return Target{}, NotDone(err, "learning who the caller is")
 		}
 	}
-	t := Target{Memo: memo, Others: o, name: strings.TrimPrefix(path, "/api/v1/")}
+	t := Target{Memo: memo, Others: o, name: strings.TrimPrefix(path, memos.APIRoot)}
 	if o.Lockdown && o.Theirs(memo) {
 		return Target{}, &Failure{Msg: memos.ErrLockdown.Error() + "; nothing was written", Cause: memos.ErrLockdown}
 	}

@@ -15,6 +15,10 @@ type curation struct {
 	// Params gives better descriptions for parameters, by name.
 	Params     map[string]string `json:"params"`
 	Operations []override        `json:"operations"`
+	// Routes are the routes hand-written code calls: a name (Memo, for
+	// memos.RouteMemo) and the operations it calls there, which every
+	// release's document must hold at that one route.
+	Routes map[string][]string `json:"routes"`
 }
 
 // override is one curated operation.

@@ -32,10 +32,11 @@ func main() {
 		curationPath = flag.String("curation", "../../spec/curation.json", "curation `file`")
 		overlayPath  = flag.String("overlay", "../../spec/memos-v0.31.json", "`file` of the next release's differences from the pinned document")
 		outPath      = flag.String("o", "tools_gen.go", "output `file`")
+		routesPath   = flag.String("routes", "../memos/routes_gen.go", "`file` of the routes hand-written code calls (package memos)")
 		check        = flag.Bool("check", false, "only check that the output file is up to date")
 	)
 	flag.Parse()
-	if err := run(*specPath, *memosVersion, *curationPath, *overlayPath, *outPath, *check); err != nil {
+	if err := run(*specPath, *memosVersion, *curationPath, *overlayPath, *outPath, *routesPath, *check); err != nil {
 		fmt.Fprintf(os.Stderr, "generate: %v\n", err)
 		os.Exit(1)
 	}
@@ -47,7 +48,7 @@ type document struct {
 	spec    []byte
 }
 
-func run(specPath, memosVersion, curationPath, overlayPath, outPath string, check bool) error {
+func run(specPath, memosVersion, curationPath, overlayPath, outPath, routesPath string, check bool) error {
 	cur, err := loadCuration(curationPath)
 	if err != nil {
 		return err
@@ -64,14 +65,26 @@ func run(specPath, memosVersion, curationPath, overlayPath, outPath string, chec
 	if err != nil {
 		return err
 	}
-	if check {
-		old, err := os.ReadFile(outPath)
-		if err != nil || !bytes.Equal(old, src) {
-			return fmt.Errorf("%s is out of date: run make generate", outPath)
-		}
-		return nil
+	routes, err := routesOf(docs, cur)
+	if err != nil {
+		return err
 	}
-	return os.WriteFile(outPath, src, 0o644)
+	for _, out := range []struct {
+		path string
+		src  []byte
+	}{{outPath, src}, {routesPath, routes}} {
+		if check {
+			old, err := os.ReadFile(out.path)
+			if err != nil || !bytes.Equal(old, out.src) {
+				return fmt.Errorf("%s is out of date: run make generate", out.path)
+			}
+			continue
+		}
+		if err := os.WriteFile(out.path, out.src, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // documents are the releases a build serves: the pinned one and the
@@ -98,6 +111,10 @@ func documents(specPath, memosVersion string, ov *overlay, cur *curation) ([]doc
 		return nil, fmt.Errorf("-spec: %s is the pinned release, built in already", given.version)
 	case minor(ov.Release):
 		if err := checkOverlay(given, docs[1], cur); err != nil {
+			return nil, err
+		}
+		// The routes hand-written code calls, where the release has them.
+		if _, err := routesOf([]document{pinned, given}, cur); err != nil {
 			return nil, err
 		}
 		return docs, nil

@@ -238,3 +238,32 @@ func TestConditionalNotes(t *testing.T) {
 		})
 	}
 }
+
+// The routes hand-written code calls come from every release's document:
+// generation fails for a release that lacks one or moves it, and names it.
+func TestRoutes(t *testing.T) {
+	cur, err := loadCuration("../../../spec/curation.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pinned := document{"v0.30.0", memosproto.OpenAPIYAML()}
+	src, err := routesOf([]document{pinned, {"v0.31.0", asV031(t)}}, cur)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`APIRoot = "/api/v1/"`, `RouteMemo = "/api/v1/memos/{memo}"`, `RouteUserStats = "/api/v1/users/{user}:getStats"`} {
+		if !strings.Contains(strings.Join(strings.Fields(string(src)), " "), want) {
+			t.Errorf("routes_gen.go lacks %s:\n%s", want, src)
+		}
+	}
+	moved := strings.Replace(string(memosproto.OpenAPIYAML()), "/api/v1/memos/{memo}/comments:", "/api/v1/memos/{memo}/notes:", 1)
+	_, err = routesOf([]document{pinned, {"v0.31.0", []byte(moved)}}, cur)
+	if err == nil || !strings.Contains(err.Error(), "memos.RouteMemoComments is /api/v1/memos/{memo}/comments in Memos v0.30.0 and /api/v1/memos/{memo}/notes") {
+		t.Errorf("a release that moves a route: %v", err)
+	}
+	gone := strings.Replace(string(memosproto.OpenAPIYAML()), "operationId: UserService_GetUserStats", "operationId: UserService_GetUserStatistics", 1)
+	_, err = routesOf([]document{{"v0.32.0", []byte(gone)}}, cur)
+	if err == nil || !strings.Contains(err.Error(), "Memos v0.32.0: the document has no operation UserService_GetUserStats, whose route hand-written code calls as memos.RouteUserStats") {
+		t.Errorf("a release without a route: %v", err)
+	}
+}

@@ -38,8 +38,8 @@ type operation struct {
 	op           *openapi3.Operation
 }
 
-// buildTools translates every curated operation, sorted by tool name.
-func buildTools(doc *openapi3.T, cur *curation, version string) ([]tool, error) {
+// operations are the document's operations by id.
+func operations(doc *openapi3.T) (map[string]operation, error) {
 	ops := map[string]operation{}
 	for _, path := range doc.Paths.InMatchingOrder() {
 		for method, op := range doc.Paths.Value(path).Operations() {
@@ -51,6 +51,15 @@ func buildTools(doc *openapi3.T, cur *curation, version string) ([]tool, error) 
 			}
 			ops[op.OperationID] = operation{method: strings.ToUpper(method), path: path, op: op}
 		}
+	}
+	return ops, nil
+}
+
+// buildTools translates every curated operation, sorted by tool name.
+func buildTools(doc *openapi3.T, cur *curation, version string) ([]tool, error) {
+	ops, err := operations(doc)
+	if err != nil {
+		return nil, err
 	}
 	components := map[string]map[string]any{}
 	for name, ref := range doc.Components.Schemas {
