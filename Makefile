@@ -90,7 +90,7 @@ COLD_GCFLAGS := $(foreach p,$(COLD_PACKAGES),-gcflags=github.com/memos-mcp-edge/
 
 build: generate ## build the Worker into build/ (runtime assets, entry module, and the wasm with its data packed)
 	$(GO) tool workers-assets-gen -mode=go -o build
-	cp internal/bridge/worker.mjs internal/bridge/driver.mjs build/
+	cp internal/bridge/worker.mjs internal/bridge/driver.mjs internal/cards/card.html build/
 	cp internal/grants/store.mjs build/grants.mjs
 	cp internal/lease/lock.mjs build/lease.mjs
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' $(COLD_GCFLAGS) -o build/app.wasm .

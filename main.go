@@ -9,6 +9,7 @@ import (
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/bridge"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/caller"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/cards"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/config"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/finder"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/grants"
@@ -60,6 +61,9 @@ func main() {
 		// them; a prompt that needs a withheld tool is not listed.
 		Resources: resources.New(instance, cfg.MaxRespBytes).InZone(cfg.Timezone, bridge.ZoneOffset),
 		Prompts:   prompts.New(instance),
+	}
+	if cfg.Cards {
+		mcpOpts.Apps = cards.New(bridge.Fetcher{Binding: cards.Binding, MaxBytes: cards.MaxBytes}, instance.WebURL())
 	}
 	// A caller's Memos token goes upstream (with the Access service token)
 	// only once Memos has accepted it.

@@ -18,9 +18,12 @@ let gateway;
 // fetch of a service binding, or, for a binding named "objects:NAME", the
 // fetch of the Durable Object of namespace NAME that the URL's path names.
 // The binding "digest:SHA-256" is answered here with the SHA-256 of the
-// body, from the runtime's Web Crypto (bridge.SHA256).
+// body, from the runtime's Web Crypto (bridge.SHA256), and "cards:card"
+// with the memo card (package cards), a text module of the bundle that is
+// imported the first time it is asked for, not on a cold start.
 function upstream(env, binding, url, init) {
   if (binding === digest) return crypto.subtle.digest("SHA-256", init.body ?? new Uint8Array(0)).then((sum) => new Response(sum));
+  if (binding === card) return import("./card.html").then((m) => new Response(m.default));
   if (binding.startsWith(objects)) {
     const ns = env[binding.slice(objects.length)];
     const name = decodeURIComponent(new URL(url).pathname.slice(1));
@@ -31,6 +34,7 @@ function upstream(env, binding, url, init) {
 
 const objects = "objects:";
 const digest = "digest:SHA-256";
+const card = "cards:card";
 
 function start(env) {
   const started = loadModule().then((mod) => startGo(mod, env, (binding, url, init) => upstream(env, binding, url, init)));

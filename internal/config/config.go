@@ -27,6 +27,9 @@ type Config struct {
 	Timezone string
 	// Lockdown (LOCKDOWN) leaves other users' memos out of every result.
 	Lockdown bool
+	// Cards (CARDS, default true) shows memo cards to the clients that
+	// declare MCP Apps (internal/cards); false serves none.
+	Cards bool
 	// Cloudflare Access service token sent with every upstream request, for
 	// an instance behind Access (Worker secrets). Both set or both empty.
 	AccessClientID     string
@@ -90,6 +93,9 @@ func Load(getenv func(string) string, hasBinding func(string) bool) (Config, err
 	}
 	c.Timeout = time.Duration(ms) * time.Millisecond
 	if c.Lockdown, err = boolean(getenv, "LOCKDOWN", false); err != nil {
+		errs = append(errs, err)
+	}
+	if c.Cards, err = boolean(getenv, "CARDS", true); err != nil {
 		errs = append(errs, err)
 	}
 	if err := c.loadOAuth(getenv); err != nil {

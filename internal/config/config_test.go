@@ -203,19 +203,25 @@ func TestLoadOAuthSecret(t *testing.T) {
 	}
 }
 
-func TestLoadLockdown(t *testing.T) {
+// The settings that switch something on or off: LOCKDOWN (default
+// false) and CARDS (default true).
+func TestLoadSwitches(t *testing.T) {
 	for _, tc := range []struct {
-		name, value string
-		want        bool
-		wantErr     string
+		name, setting, value string
+		want                 bool
+		wantErr              string
 	}{
-		{name: "unset", value: "", want: false},
-		{name: "on", value: " true ", want: true},
-		{name: "off", value: "false", want: false},
-		{name: "not a boolean", value: "others", wantErr: "LOCKDOWN"},
+		{name: "LOCKDOWN unset", setting: "LOCKDOWN", value: "", want: false},
+		{name: "LOCKDOWN on", setting: "LOCKDOWN", value: " true ", want: true},
+		{name: "LOCKDOWN off", setting: "LOCKDOWN", value: "false", want: false},
+		{name: "LOCKDOWN not a boolean", setting: "LOCKDOWN", value: "others", wantErr: "LOCKDOWN"},
+		{name: "CARDS unset", setting: "CARDS", value: "", want: true},
+		{name: "CARDS off", setting: "CARDS", value: " false ", want: false},
+		{name: "CARDS not a boolean", setting: "CARDS", value: "off", wantErr: "CARDS"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := Load(env(map[string]string{"MEMOS_URL": "https://m.example.com", "LOCKDOWN": tc.value}), func(string) bool { return false })
+			c, err := Load(env(map[string]string{"MEMOS_URL": "https://m.example.com", tc.setting: tc.value}), func(string) bool { return false })
+			got := map[string]bool{"LOCKDOWN": c.Lockdown, "CARDS": c.Cards}[tc.setting]
 			switch {
 			case tc.wantErr != "":
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
@@ -223,8 +229,8 @@ func TestLoadLockdown(t *testing.T) {
 				}
 			case err != nil:
 				t.Fatal(err)
-			case c.Lockdown != tc.want:
-				t.Errorf("Lockdown = %v, want %v", c.Lockdown, tc.want)
+			case got != tc.want:
+				t.Errorf("%s = %v, want %v", tc.setting, got, tc.want)
 			}
 		})
 	}

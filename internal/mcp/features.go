@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/jsonrpc"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
@@ -19,6 +20,59 @@ type Resources interface {
 	List(ctx context.Context, cursor, authorization string) ([]byte, error)
 	// Read returns the resources/read result of uri.
 	Read(ctx context.Context, uri, authorization string) ([]byte, error)
+}
+
+// Apps serves the views of the MCP Apps extension (SEP-1865): ui://
+// resources that a host shows the person beside a tool's result. Only a
+// client that declares the extension sees them named in tools/list and
+// listed in resources/list; that is one of the 2026-07-28 era, whose
+// every request carries the client's capabilities. A legacy client
+// declares its capabilities in initialize alone, which this stateless
+// endpoint does not remember, so its later requests cannot say: it is
+// served as a client without the extension, and nothing changes for it.
+type Apps interface {
+	// Extension returns the extension's name, for the capabilities.
+	Extension() string
+	// Declared reports whether client capabilities declare the extension.
+	Declared(caps rawjson.Value) bool
+	// Decorate returns a JSON array of tool definitions with the views
+	// named in the _meta of the tools that have one.
+	Decorate(list []byte) []byte
+	// Entries returns the resources/list entries of the views of the
+	// tools served reports served, "" for none.
+	Entries(served func(tool string) bool) string
+	// Read returns the resources/read result of a ui:// URI.
+	Read(ctx context.Context, uri string) ([]byte, error)
+}
+
+// viewScheme starts the URI of every view of Apps.
+const viewScheme = "ui://"
+
+// apps reports whether c is from a client that declares the extension of
+// Apps.
+func (h *Handler) apps(c *call) bool {
+	return h.opts.Apps != nil && c.modern && h.opts.Apps.Declared(c.msg.Params.Get("_meta").Get(metaClientCaps))
+}
+
+// appsCapability is the member of capabilities.extensions that says the
+// server serves the extension of Apps, with the object's closing braces.
+func (h *Handler) appsCapability() string {
+	return rawjson.Quote(h.opts.Apps.Extension()) + ":{}}}"
+}
+
+// withViews adds entries (JSON objects separated by commas) at the start
+// of the resources of a resources/list result.
+func withViews(result []byte, entries string) []byte {
+	const open = `{"resources":[`
+	if entries == "" || !strings.HasPrefix(string(result), open) {
+		return result
+	}
+	b := make([]byte, 0, len(result)+len(entries)+1)
+	b = append(append(b, open...), entries...)
+	if rest := result[len(open):]; len(rest) > 0 && rest[0] != ']' {
+		b = append(b, ',')
+	}
+	return append(b, result[len(open):]...)
 }
 
 // Prompts is the prompt surface the handler serves, with the completion of
@@ -78,13 +132,22 @@ func (h *Handler) resourcesList(ctx context.Context, c *call) reply {
 	if cursor.Exists() && cursor.Kind != rawjson.String {
 		return h.invalid(c, `invalid params: "cursor" must be a string`)
 	}
-	return h.result(ctx, c, cachePrivate)(h.opts.Resources.List(ctx, cursor.Str, c.req.Header.Get("authorization")))
+	result, err := h.opts.Resources.List(ctx, cursor.Str, c.req.Header.Get("authorization"))
+	if err == nil && cursor.Str == "" && h.apps(c) {
+		result = withViews(result, h.opts.Apps.Entries(h.served(ctx)))
+	}
+	return h.result(ctx, c, cachePrivate)(result, err)
 }
 
 func (h *Handler) resourcesRead(ctx context.Context, c *call) reply {
 	uri := c.msg.Params.Get("uri")
 	if uri.Kind != rawjson.String {
 		return h.invalid(c, `invalid params: "uri" must be a string`)
+	}
+	if h.opts.Apps != nil && strings.HasPrefix(uri.Str, viewScheme) {
+		// A view is the same for every caller, and changes only with a
+		// deployment.
+		return h.result(ctx, c, cacheStatic)(h.opts.Apps.Read(ctx, uri.Str))
 	}
 	return h.result(ctx, c, cachePrivate)(h.opts.Resources.Read(ctx, uri.Str, c.req.Header.Get("authorization")))
 }

@@ -53,6 +53,9 @@ type Options struct {
 	// Resources, when set, answers resources/list, resources/templates/list
 	// and resources/read, and the resources capability is declared.
 	Resources Resources
+	// Apps, when set, serves the views of the MCP Apps extension to the
+	// clients that declare it (features.go).
+	Apps Apps
 	// Prompts, when set, answers prompts/list, prompts/get and
 	// completion/complete, and the prompts and completions capabilities
 	// are declared.
@@ -132,6 +135,7 @@ type offer struct {
 	release   int
 	names     func() map[string]bool
 	toolsList prepared
+	appsList  prepared // toolsList with the views of Apps named
 	prompts   prepared
 }
 

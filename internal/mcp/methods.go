@@ -52,10 +52,10 @@ func methodTable() []method {
 			return h.ok(c, h.initializeResult(ctx, c.msg.Params.Get("protocolVersion").String()))
 		}},
 		{name: "ping", era: legacyOnly, serve: func(h *Handler, _ context.Context, c *call) reply { return h.ok(c, []byte(`{}`)) }},
-		{name: "server/discover", era: modernOnly, serve: func(h *Handler, ctx context.Context, c *call) reply { return h.ok(c, h.discoverResult(ctx)) }},
+		{name: "server/discover", era: modernOnly, serve: func(h *Handler, ctx context.Context, c *call) reply { return h.ok(c, h.discoverResult(ctx, h.apps(c))) }},
 		{name: "notifications/initialized"},
 		{name: "notifications/cancelled"},
-		{name: "tools/list", serve: func(h *Handler, ctx context.Context, c *call) reply { return h.ok(c, h.toolsList(ctx)) }},
+		{name: "tools/list", serve: func(h *Handler, ctx context.Context, c *call) reply { return h.ok(c, h.toolsList(ctx, h.apps(c))) }},
 		{name: "tools/call", serve: (*Handler).toolsCall, asksMemos: true, nameParam: "name"},
 		{name: "resources/templates/list", served: servesResources, serve: func(h *Handler, _ context.Context, c *call) reply { return h.ok(c, h.templates()) }},
 		{name: "resources/list", served: servesResources, serve: (*Handler).resourcesList, asksMemos: true},
@@ -147,8 +147,11 @@ func (h *Handler) initializeResult(ctx context.Context, requested string) []byte
 // discoverResult is server/discover's result. Where grants are served
 // different tools, and so different instructions, it may be reused only
 // under the same authorization, as tools/list.
-func (h *Handler) discoverResult(ctx context.Context) []byte {
+func (h *Handler) discoverResult(ctx context.Context, apps bool) []byte {
 	b := []byte(`{"supportedVersions":` + supportedJSON + `,"capabilities":` + h.capabilities)
+	if apps {
+		b = append(append(b[:len(b)-1], `,"extensions":{`...), h.appsCapability()...)
+	}
 	b = h.appendInstructions(ctx, b)
 	cache := cacheStatic
 	if h.opts.Instructions != nil && h.opts.ReadOnlyTools != nil {
@@ -174,16 +177,24 @@ func (h *Handler) appendInstructions(ctx context.Context, b []byte) []byte {
 // is served, built once from the prepared bytes (ok adds the 2026-07-28
 // members as it writes the answer). Where grants see different lists (a
 // read-only grant sees fewer tools), the list may be reused only under the
-// same authorization: its cache scope is private.
-func (h *Handler) toolsList(ctx context.Context) []byte {
+// same authorization: its cache scope is private. A client that declares
+// the MCP Apps extension gets the list with the views named (apps).
+func (h *Handler) toolsList(ctx context.Context, apps bool) []byte {
 	o := h.offer(ctx)
 	list := &o.toolsList
+	if apps {
+		list = &o.appsList
+	}
 	list.once.Do(func() {
 		cache := cacheStatic
 		if h.opts.ReadOnlyTools != nil {
 			cache = cacheGrant
 		}
-		b := append([]byte(`{"tools":`), o.tools.ListJSON(o.release)...)
+		tools := o.tools.ListJSON(o.release)
+		if apps {
+			tools = h.opts.Apps.Decorate(tools)
+		}
+		b := append([]byte(`{"tools":`), tools...)
 		list.result = withMembers(append(b, '}'), cache)
 	})
 	return list.result

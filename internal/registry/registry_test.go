@@ -149,15 +149,16 @@ func TestToolsMatchBuiltInServer(t *testing.T) {
 	}
 }
 
-// The curation's body rules: what each body requires and which path-bound or
-// output-only fields it leaves out.
+// The curation's body rules: what each body requires, which path-bound or
+// output-only fields it leaves out, and which it keeps (a create's
+// location, which Memos stores).
 func TestBodyOverrides(t *testing.T) {
 	for _, tc := range []struct {
-		tool, required, absent string
-		minProperties          int64
+		tool, required, absent, present string
+		minProperties                   int64
 	}{
-		{tool: "memo_create_memo", required: `["content"]`, absent: "creator,tags,reactions,property,snippet,parent,name,state,updateTime,location"},
-		{tool: "memo_create_memo_comment", required: `["content"]`, absent: "creator,tags,name,state,pinned,createTime,updateTime,location,relations"},
+		{tool: "memo_create_memo", required: `["content"]`, absent: "creator,tags,reactions,property,snippet,parent,name,state,updateTime", present: "content,location"},
+		{tool: "memo_create_memo_comment", required: `["content"]`, absent: "creator,tags,name,state,pinned,createTime,updateTime,relations", present: "content,location"},
 		{tool: "memo_update_memo", required: ``, absent: "name,creator,attachments,relations,updateTime", minProperties: 1},
 		{tool: "memo_set_memo_attachments", required: `["attachments"]`, absent: "name"},
 		{tool: "memo_set_memo_relations", required: `["relations"]`, absent: "name"},
@@ -176,6 +177,11 @@ func TestBodyOverrides(t *testing.T) {
 			for _, name := range strings.Split(tc.absent, ",") {
 				if body.Get("properties." + name).Exists() {
 					t.Errorf("body has %q", name)
+				}
+			}
+			for _, name := range strings.FieldsFunc(tc.present, func(r rune) bool { return r == ',' }) {
+				if !body.Get("properties." + name).Exists() {
+					t.Errorf("body lacks %q", name)
 				}
 			}
 			if got := body.Get("minProperties").Int(); got != tc.minProperties {

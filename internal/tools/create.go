@@ -208,7 +208,7 @@ func str(v any) string {
 func asked(obj []byte, body rawjson.Value) []byte {
 	made := rawjson.Compacted(obj)
 	var differ []string
-	for _, f := range []string{"content", "visibility", "pinned", "createTime"} {
+	for _, f := range []string{"content", "visibility", "pinned", "createTime", "location"} {
 		switch want := body.Get(f); {
 		case !want.Exists() || writes.Holds(made.Get(f), want):
 		case f == "content":

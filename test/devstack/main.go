@@ -59,7 +59,7 @@ func main() {
 // Worker besides MEMOS_URL: every setting of the README's configuration
 // table. The secrets among them reach the Worker through the session's
 // .dev.vars, never a command line.
-var forwarded = []string{"ALLOWED_HOSTS", "ALLOWED_ORIGINS", "CF_ACCESS_CLIENT_ID", "CF_ACCESS_CLIENT_SECRET", "LOCKDOWN",
+var forwarded = []string{"ALLOWED_HOSTS", "ALLOWED_ORIGINS", "CARDS", "CF_ACCESS_CLIENT_ID", "CF_ACCESS_CLIENT_SECRET", "LOCKDOWN",
 	"MAX_BODY_BYTES", "MAX_RESPONSE_BYTES", "MEMOS_ALLOW_HTTP", "MEMOS_SERVICE", "OAUTH_ACCEPT_MEMOS_TOKENS",
 	"OAUTH_ALLOW_LOOPBACK_CLIENTS", "OAUTH_SECRET", "OAUTH_SECRET_PREVIOUS", "READ_ONLY", "TIMEZONE", "TOOLS", "UPSTREAM_TIMEOUT_MS"}
 

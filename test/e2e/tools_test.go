@@ -227,6 +227,26 @@ func TestToolsMemos(t *testing.T) {
 		}
 	})
 
+	// Memos stores the location a memo or a comment is created with, and
+	// answers with it: it reads back as it was given, and no note says
+	// otherwise.
+	t.Run("location on create", func(t *testing.T) {
+		loc := map[string]any{"placeholder": "Lisbon", "latitude": 38.7223, "longitude": -9.1393}
+		made := c.ok("memo_create_memo", map[string]any{"body": map[string]any{"content": "a memo made somewhere #e2etools", "location": loc}})
+		cm := c.ok("memo_create_memo_comment", map[string]any{"memo": a, "body": map[string]any{"content": "a comment made somewhere", "location": loc}})
+		for _, m := range []map[string]any{made, cm} {
+			if note := str(m, "note"); note != "" {
+				t.Errorf("%s: note %q", str(m, "name"), note)
+			}
+			back := c.ok("memo_get_memo", map[string]any{"memo": str(m, "name")})
+			if str(back, "location.placeholder") != "Lisbon" || get(back, "location.latitude") != 38.7223 || get(back, "location.longitude") != -9.1393 {
+				t.Errorf("%s: location %v, want %v", str(m, "name"), get(back, "location"), loc)
+			}
+		}
+		c.ok("memo_delete_memo", map[string]any{"memo": str(cm, "name")})
+		c.ok("memo_delete_memo", map[string]any{"memo": str(made, "name")})
+	})
+
 	t.Run("comments", func(t *testing.T) {
 		cm := c.ok("memo_create_memo_comment", map[string]any{"memo": a, "body": map[string]any{"content": "a comment"}})
 		list := c.ok("memo_list_memo_comments", map[string]any{"memo": a})
