@@ -48,7 +48,7 @@ var tools = []Tool{
 		"visibility":{"type":"string","enum":["PRIVATE","PROTECTED","PUBLIC"]},
 		"openTasks":{"type":"boolean"},
 		"scope":{"type":"string","enum":["mine","all"],"description":"default mine"},
-		"state":{"type":"string","enum":["NORMAL","ARCHIVED"],"description":"default NORMAL; ARCHIVED finds archived memos"},
+		"state":{"type":"string","enum":["NORMAL","ARCHIVED","BOTH"],"description":"default NORMAL; BOTH marks archived hits archived:true"},
 		"pageSize":{"type":"integer","description":"1 to 50, default 10"},
 		"pageToken":{"type":"string"}}},
 	"annotations":{"title":"Search memos",` + reads + `},

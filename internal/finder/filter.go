@@ -19,6 +19,7 @@ type Query struct {
 	Pinned     *bool
 	Visibility string // PRIVATE, PROTECTED or PUBLIC; "" for any
 	OpenTasks  *bool
+	Before     time.Time // created before this instant (a page's start); zero: any time
 }
 
 // Span is a half-open interval of instants: From ≤ t < To. A zero end is open.
@@ -64,6 +65,9 @@ func (q *Query) Compile() string {
 	}
 	if q.OpenTasks != nil {
 		terms = append(terms, negated(!*q.OpenTasks)+"has_incomplete_tasks")
+	}
+	if !q.Before.IsZero() {
+		terms = append(terms, spanTerm(Span{To: q.Before}))
 	}
 	return strings.Join(terms, " && ")
 }

@@ -126,8 +126,8 @@ func (f *Finder) memoSearch(ctx context.Context, args map[string]any, m Memos) (
 	if err != nil {
 		return nil, err
 	}
-	token := str(args, "pageToken")
-	if len(token) > maxPageToken {
+	state, token := str(args, "state"), str(args, "pageToken")
+	if state != stateBoth && len(token) > maxPageToken {
 		return nil, fail("pageToken is not one that memo_search returned")
 	}
 	// Under scope all other users' memos are marked (memos.Others), and
@@ -142,22 +142,28 @@ func (f *Finder) memoSearch(ctx context.Context, args map[string]any, m Memos) (
 		}
 		q.Creator = others.Me
 	}
-	state := str(args, "state")
-	body, gerr := m.Get(ctx, memos.RouteMemos, listPath(q.Compile(), state, size, token))
-	if gerr != nil {
-		return nil, gerr
+	var found rawjson.Value
+	var next string
+	if state == stateBoth {
+		found, next, err = bothStates(ctx, m, q, size, token)
+	} else {
+		var body []byte
+		body, err = m.Get(ctx, memos.RouteMemos, listPath(q.Compile(), state, size, token))
+		list := rawjson.ParseBytes(body)
+		found, next = list.Get("memos"), list.Get("nextPageToken").Str
 	}
-	list := rawjson.ParseBytes(body)
-	memos := list.Get("memos")
+	if err != nil {
+		return nil, err
+	}
 	h := hitShape{z: z, words: q.Words, tasks: q.OpenTasks != nil && *q.OpenTasks, budget: hitBudget,
-		creator: q.Creator == "", visibility: q.Visibility == "", pinned: q.Pinned == nil}
-	if len(h.words) == 0 && !h.tasks && fewAndShort(memos) {
+		creator: q.Creator == "", visibility: q.Visibility == "", pinned: q.Pinned == nil, archived: state == stateBoth}
+	if len(h.words) == 0 && !h.tasks && fewAndShort(found) {
 		h.budget = pageWhole // nothing to match: the memos are what was asked for
 	}
-	inComments := commentHits(ctx, m, others, memos, q.Words)
+	inComments := commentHits(ctx, m, others, found, q.Words)
 	o := newObject()
 	o.open("memos", '[')
-	memos.ForEach(func(_, memo rawjson.Value) bool {
+	found.ForEach(func(_, memo rawjson.Value) bool {
 		o.item('{')
 		h.write(o, rawjson.ParseBytes(others.Mark(memo)))
 		h.writeComments(o, memo, inComments[memo.Get("name").Str])
@@ -165,7 +171,7 @@ func (f *Finder) memoSearch(ctx context.Context, args map[string]any, m Memos) (
 		return true
 	})
 	o.close(']')
-	if next := list.Get("nextPageToken").Str; next != "" {
+	if next != "" {
 		o.str("nextPageToken", next)
 	}
 	if str(args, "timezone") == "" {
@@ -197,8 +203,9 @@ type hitShape struct {
 	tasks  bool
 	budget int
 	// Whether to write creator (not under scope mine), visibility (not
-	// when the call chose it) and pinned (nor that).
-	creator, visibility, pinned bool
+	// when the call chose it), pinned (nor that) and archived (when the
+	// call asked for both states).
+	creator, visibility, pinned, archived bool
 }
 
 // write writes the members of a hit.
@@ -220,6 +227,9 @@ func (h *hitShape) write(o *object, memo rawjson.Value) {
 	}
 	if h.pinned && memo.Get("pinned").Bool() {
 		o.boolean("pinned", true)
+	}
+	if h.archived && memo.Get("state").Str == "ARCHIVED" {
+		o.boolean("archived", true)
 	}
 	if tags := stringsOf(memo.Get("tags")); len(tags) > 0 {
 		o.open("tags", '[')

@@ -659,7 +659,8 @@ func TestFinderAnswers(t *testing.T) {
 
 // A word in a comment is found under the memo the search finds, with the
 // comment marked as one, and the hit counts its comments and files; an
-// archived memo is found with state ARCHIVED.
+// archived memo is found with state ARCHIVED, and beside the others with
+// BOTH.
 func TestSearchCommentsAndState(t *testing.T) {
 	c := newTools(t, memos.Token)
 	memo := c.createMemo("Boiler service #e2ecomments", "PRIVATE")
@@ -683,5 +684,28 @@ func TestSearchCommentsAndState(t *testing.T) {
 	}
 	if h := hit(map[string]any{"tags": []any{"e2ecomments"}, "state": "ARCHIVED"}); h == nil {
 		t.Error("an archived memo not found with state ARCHIVED")
+	}
+	// BOTH: one list of either state, newest first, the archived marked,
+	// paged by the gateway's own token, each memo once.
+	normal := c.createMemo("Boiler manual #e2ecomments", "PRIVATE")
+	var names []string
+	args := map[string]any{"tags": []any{"e2ecomments"}, "state": "BOTH", "pageSize": 1}
+	for page := 0; page < 4; page++ {
+		res := c.ok("memo_search", args)
+		for _, h := range res["memos"].([]any) {
+			h := h.(map[string]any)
+			names = append(names, h["name"].(string))
+			if archived, _ := h["archived"].(bool); archived != (h["name"] == memo) {
+				t.Errorf("BOTH marks %v archived: %v", h["name"], archived)
+			}
+		}
+		next, _ := res["nextPageToken"].(string)
+		if next == "" {
+			break
+		}
+		args["pageToken"] = next
+	}
+	if !slices.Equal(names, []string{normal, memo}) {
+		t.Errorf("BOTH a page at a time found %v, want %v", names, []string{normal, memo})
 	}
 }
