@@ -33,21 +33,23 @@ const Memos = 400
 // them, the tag, and when written.
 var planted = []struct {
 	title, lines, tag, created string
+	comment                    string // a comment on the memo, written after it
 }{
-	{"Falcon office visit", "Parking is behind the building, entrance B.\nThe gate code is 4711, the door code 0815.", "work/falcon", "2026-10-14T08:05:00Z"},
-	{"Falcon review", "- [x] share the draft\n- [ ] send the Falcon report to Ann", "work/falcon", "2026-11-02T15:20:00Z"},
-	{"Falcon planning", "We agreed on the scope.\n- [ ] book the review room\n- [ ] ask Li about the budget", "work/falcon/planning", "2026-11-10T09:45:00Z"},
-	{"Boiler", "The engineer came at 10.\nServiced, pressure set to 1.5 bar, next service in March 2027.", "home/boiler", "2026-09-21T10:30:00Z"},
-	{"Boiler", "Serviced by the old company, pressure 1.2 bar.", "home/boiler", "2024-09-03T11:00:00Z"},
+	{"Falcon office visit", "Parking is behind the building, entrance B.\nThe gate code is 4711, the door code 0815.", "work/falcon", "2026-10-14T08:05:00Z", ""},
+	{"Falcon review", "- [x] share the draft\n- [ ] send the Falcon report to Ann", "work/falcon", "2026-11-02T15:20:00Z", ""},
+	{"Falcon planning", "We agreed on the scope.\n- [ ] book the review room\n- [ ] ask Li about the budget", "work/falcon/planning", "2026-11-10T09:45:00Z", ""},
+	{"Boiler", "The engineer came at 10.\nServiced, pressure set to 1.5 bar, next service in March 2027.", "home/boiler", "2026-09-21T10:30:00Z",
+		"The plumber rang back about the boiler: the knocking is air in the pipes, bleed the radiators."},
+	{"Boiler", "Serviced by the old company, pressure 1.2 bar.", "home/boiler", "2024-09-03T11:00:00Z", ""},
 	// Monday 30 November 2026 in Berlin: from 00:13 (Sunday in UTC) to
 	// 22:30; the third is Tuesday there.
-	{"Late night", "Fixed the printer driver at last.", "journal", "2026-11-29T23:13:22Z"},
-	{"Dinner", "We cooked the lentil soup from Mum's recipe.", "family", "2026-11-30T21:30:00Z"},
-	{"Early start", "Train to Hamburg at 6.", "journal", "2026-11-30T23:10:00Z"},
+	{"Late night", "Fixed the printer driver at last.", "journal", "2026-11-29T23:13:22Z", ""},
+	{"Dinner", "We cooked the lentil soup from Mum's recipe.", "family", "2026-11-30T21:30:00Z", ""},
+	{"Early start", "Train to Hamburg at 6.", "journal", "2026-11-30T23:10:00Z", ""},
 	// 29 March 2026, the day Berlin changes to summer time.
-	{"Night shift", "The server move finished at half past midnight.", "work/ops", "2026-03-28T23:30:00Z"},
-	{"Spring", "First asparagus of the year at the market.", "recipes", "2026-03-29T21:30:00Z"},
-	{"Japan trip, day 3", "The train from Tokyo took 2h15.\nIn Kyoto we stayed at Ryokan Sakura, 180 euros a night.", "travel/japan", "2025-04-08T12:00:00Z"},
+	{"Night shift", "The server move finished at half past midnight.", "work/ops", "2026-03-28T23:30:00Z", ""},
+	{"Spring", "First asparagus of the year at the market.", "recipes", "2026-03-29T21:30:00Z", ""},
+	{"Japan trip, day 3", "The train from Tokyo took 2h15.\nIn Kyoto we stayed at Ryokan Sakura, 180 euros a night.", "travel/japan", "2025-04-08T12:00:00Z", ""},
 }
 
 // The notebook's own memos: a title, lines of ordinary text (some about
@@ -77,6 +79,7 @@ type Note struct {
 	Created  time.Time
 	Pinned   bool
 	Archived bool
+	Comment  string // a comment on it, if any
 }
 
 // lines returns n lines of ordinary text.
@@ -106,14 +109,14 @@ func Notes() []Note {
 	for _, p := range planted {
 		t, _ := time.Parse(time.RFC3339, p.created)
 		content := p.title + "\n" + lines(rng, 2+rng.IntN(4)) + p.lines + "\n" + lines(rng, 1+rng.IntN(4)) + "#" + p.tag
-		notes = append(notes, Note{Content: content, Created: t})
+		notes = append(notes, Note{Content: content, Created: t, Comment: p.comment})
 	}
 	return notes
 }
 
 // Seed writes the notebook into the Memos at memosURL as the user whose
 // token is given, four memos at a time: each is created, then given its
-// creation time (and pinned or archived) in an update.
+// creation time (and pinned or archived) in an update, then its comment.
 func Seed(ctx context.Context, memosURL, token string) error {
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
 	send := func(method, url, body string) ([]byte, error) {
@@ -151,6 +154,14 @@ func Seed(ctx context.Context, memosURL, token string) error {
 				url := memosURL + "/api/v1/" + gjson.GetBytes(answer, "name").String() + "?updateMask=" + mask
 				if _, err := send(http.MethodPatch, url, patch+"}"); err != nil {
 					errs <- fmt.Errorf("set a memo's time: %w", err)
+					return
+				}
+				if n.Comment == "" {
+					continue
+				}
+				url = memosURL + "/api/v1/" + gjson.GetBytes(answer, "name").String() + "/comments"
+				if _, err := send(http.MethodPost, url, `{"content":`+strconv.Quote(n.Comment)+`,"visibility":"PRIVATE"}`); err != nil {
+					errs <- fmt.Errorf("comment on a memo: %w", err)
 					return
 				}
 			}

@@ -15,7 +15,7 @@ import (
 
 // Each question is answered as a model would: one find call, then reading
 // the hits one by one (memo_get_memo, as a host that allows tools alone
-// does) until every fact the answer needs has been seen in the answers'
+// does, or memo_list_memo_comments where the answer is in a comment) until every fact the answer needs has been seen in the answers'
 // text items, which are what a model reads. The gateway's find call is its
 // finding tool; the built-in's is the best single filtered memo_list_memos
 // call a model could write. Both find calls ask for 10 memos (the
@@ -31,7 +31,8 @@ type Question struct {
 	Text             string
 	Facts            []string
 	Gateway, Builtin string
-	Apart            bool // reported apart: the built-in has no tool for it
+	Apart            bool   // reported apart: the built-in has no tool for it
+	Read             string // the tool that reads a hit: memo_get_memo unless named
 }
 
 // Questions are the notebook's questions, the find-then-read ones first.
@@ -51,6 +52,11 @@ var Questions = []Question{
 	{Text: "what I noted on 29 March 2026 (Berlin, the change to summer time)", Facts: []string{"half past midnight", "asparagus"},
 		Gateway: `{"name":"memo_search","arguments":{"on":"2026-03-29","timezone":"Europe/Berlin"}}`,
 		Builtin: `{"name":"memo_list_memos","arguments":{"pageSize":10,"filter":"created_ts >= timestamp(\"2026-03-28T23:00:00Z\") && created_ts < timestamp(\"2026-03-29T22:00:00Z\")"}}`},
+	// The answer is in a comment, which no filter of Memos' reads: the
+	// built-in's hits are read for their comments, one call each.
+	{Text: "what the plumber said about the boiler (in a comment)", Facts: []string{"air in the pipes"}, Read: "memo_list_memo_comments",
+		Gateway: `{"name":"memo_search","arguments":{"text":"boiler","tags":["home/boiler"]}}`,
+		Builtin: `{"name":"memo_list_memos","arguments":{"pageSize":10,"filter":"tags.exists(t, t == \"home/boiler\")"}}`},
 	{Text: "where we stayed in Kyoto, and the price", Facts: []string{"Ryokan Sakura", "180 euros"},
 		Gateway: `{"name":"memo_search","arguments":{"text":"Kyoto stayed"}}`,
 		Builtin: `{"name":"memo_list_memos","arguments":{"pageSize":10,"filter":"content.contains(\"Kyoto\") && content.contains(\"stayed\")"}}`},
@@ -77,11 +83,11 @@ type Answer struct {
 func Ask(ctx context.Context, gateway, builtin, token string) ([]Answer, error) {
 	var out []Answer
 	for _, q := range Questions {
-		gw, err := solve(ctx, gateway, token, q.Gateway, q.Facts)
+		gw, err := solve(ctx, gateway, token, q.Gateway, q.Read, q.Facts)
 		if err != nil {
 			return nil, fmt.Errorf("the gateway, %s: %w", q.Text, err)
 		}
-		bi, err := solve(ctx, builtin, token, q.Builtin, q.Facts)
+		bi, err := solve(ctx, builtin, token, q.Builtin, q.Read, q.Facts)
 		if err != nil {
 			return nil, fmt.Errorf("Memos' built-in /mcp, %s: %w", q.Text, err)
 		}
@@ -90,9 +96,12 @@ func Ask(ctx context.Context, gateway, builtin, token string) ([]Answer, error) 
 	return out, nil
 }
 
-// solve makes the find call, then reads its hits in order until every fact
-// has been seen in some answer.
-func solve(ctx context.Context, url, token, find string, facts []string) (Cost, error) {
+// solve makes the find call, then reads its hits in order with the read
+// tool (memo_get_memo if "") until every fact has been seen in some answer.
+func solve(ctx context.Context, url, token, find, read string, facts []string) (Cost, error) {
+	if read == "" {
+		read = "memo_get_memo"
+	}
 	client := &http.Client{Timeout: 30 * time.Second}
 	header := harness.MCPHeaders(token)
 	var c Cost
@@ -124,7 +133,7 @@ func solve(ctx context.Context, url, token, find string, facts []string) (Cost, 
 	c.First = holds()
 	hits := Hits(body)
 	for i := 0; !holds() && i < len(hits) && i < maxReads; i++ {
-		if _, err := ask(`{"name":"memo_get_memo","arguments":{"memo":` + strconv.Quote(hits[i]) + `}}`); err != nil {
+		if _, err := ask(`{"name":"` + read + `","arguments":{"memo":` + strconv.Quote(hits[i]) + `}}`); err != nil {
 			return c, err
 		}
 	}
