@@ -107,3 +107,46 @@ func TestReleaseReactions(t *testing.T) {
 		t.Errorf("reaction %v", r)
 	}
 }
+
+// An attachment's media metadata is given at its creation where the
+// release takes it (v0.31: Memos keeps it and answers with it), and is an
+// unknown argument where it does not (v0.30).
+func TestReleaseMediaMetadata(t *testing.T) {
+	c := newTools(t, memos.Token)
+	create := curated(t, "AttachmentService_CreateAttachment")
+	const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+	body := map[string]any{"filename": "dot.png", "type": "image/png", "content": png, "mediaMetadata": map[string]any{"width": 1, "height": 1}}
+	if !strings.Contains(create.InputSchema(), `"mediaMetadata"`) {
+		if msg := c.fails(create.Name, map[string]any{"body": body}); !strings.Contains(msg, "mediaMetadata") {
+			t.Errorf("%s: an attachment with mediaMetadata: %q", served().Version, msg)
+		}
+		return
+	}
+	made := c.ok(create.Name, map[string]any{"body": body})
+	back := c.ok(curated(t, "AttachmentService_GetAttachment").Name, map[string]any{"attachment": str(made, "name")})
+	if get(back, "mediaMetadata.width") != 1.0 || get(back, "mediaMetadata.height") != 1.0 {
+		t.Errorf("%s: mediaMetadata %v, want width and height 1", served().Version, get(back, "mediaMetadata"))
+	}
+	c.ok(curated(t, "AttachmentService_DeleteAttachment").Name, map[string]any{"attachment": str(made, "name")})
+}
+
+// has_location filters where the release's filter description names it
+// (v0.31), and Memos refuses it where it does not (v0.30).
+func TestReleaseLocationFilter(t *testing.T) {
+	c := newTools(t, memos.Token)
+	list := curated(t, "MemoService_ListMemos")
+	filter := `has_location && "e2ereleaselocation" in tags`
+	if !strings.Contains(list.InputSchema(), "has_location") {
+		if msg := c.fails(list.Name, map[string]any{"filter": filter}); !strings.Contains(msg, "has_location") {
+			t.Errorf("%s: a filter with has_location: %q", served().Version, msg)
+		}
+		return
+	}
+	located := c.ok(curated(t, "MemoService_CreateMemo").Name, map[string]any{"body": map[string]any{
+		"content": "made somewhere #e2ereleaselocation", "location": map[string]any{"placeholder": "Porto", "latitude": 41.15, "longitude": -8.61}}})
+	c.createMemo("made nowhere #e2ereleaselocation", "PRIVATE")
+	found := c.ok(list.Name, map[string]any{"filter": filter})
+	if count(found, "memos") != 1 || str(found, "memos.0.name") != str(located, "name") {
+		t.Errorf("%s: %s found %v, want %s alone", served().Version, filter, found, str(located, "name"))
+	}
+}

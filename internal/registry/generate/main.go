@@ -61,7 +61,7 @@ func run(specPath, memosVersion, curationPath, overlayPath, outPath, routesPath 
 	if err != nil {
 		return err
 	}
-	src, err := generate(docs, cur)
+	src, err := generate(docs, cur, ov)
 	if err != nil {
 		return err
 	}
@@ -123,11 +123,14 @@ func documents(specPath, memosVersion string, ov *overlay, cur *curation) ([]doc
 }
 
 // generate builds the registry source for the releases' documents.
-func generate(docs []document, cur *curation) ([]byte, error) {
+func generate(docs []document, cur *curation, ov *overlay) ([]byte, error) {
 	var releases []release
 	for _, d := range docs {
 		tools, err := toolsOf(d, cur)
 		if err != nil {
+			return nil, err
+		}
+		if err := ov.describes(d.version, tools); err != nil {
 			return nil, err
 		}
 		sum := sha256.Sum256(d.spec)

@@ -205,6 +205,38 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
+// describes checks that the filter descriptions of a release's tools name
+// the fields the overlay says its release's filters gain, and that those
+// of another release do not: a model is told of has_location only where
+// Memos takes it (v0.30 answers a filter naming it with 400).
+func (o *overlay) describes(version string, tools []tool) error {
+	gains := minor(version) == minor(o.Release)
+	for _, id := range sortedKeys(o.Filters) {
+		var filter string
+		found := false
+		for _, t := range tools {
+			if t.Curated == id || t.OperationID == id {
+				props, _ := t.Input["properties"].(map[string]any)
+				f, _ := props["filter"].(map[string]any)
+				filter, _ = f["description"].(string)
+				found = f != nil
+			}
+		}
+		if !found {
+			continue // a release built alone (make release) need not have the tool
+		}
+		for _, field := range o.Filters[id] {
+			switch named := strings.Contains(filter, field); {
+			case gains && !named:
+				return fmt.Errorf("Memos %s: %s's filter description does not name %s, which the overlay says its filter gains: name it in the curation's release text", version, id, field)
+			case !gains && named:
+				return fmt.Errorf("Memos %s: %s's filter description names %s, which only the overlay's release (%s) has: move it to the curation's release text", version, id, field, o.Release)
+			}
+		}
+	}
+	return nil
+}
+
 // minor returns a version's major.minor ("0.31" of "v0.31.2"), "" for one
 // that names no release.
 func minor(version string) string {

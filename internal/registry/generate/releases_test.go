@@ -92,10 +92,12 @@ func TestBuildsForEachRelease(t *testing.T) {
 		views     string // the saved-views listing tool
 		path      string
 		listField string
-		contentID bool // whether the reaction tool mentions contentId
+		contentID bool   // whether the reaction tool mentions contentId
+		saved     string // what the views tool calls them
+		later     bool   // v0.31's: mediaMetadata given at creation, has_location in filters
 	}{
-		{"v0.30.0", "v0.30.0", memosproto.OpenAPIYAML(), "shortcut_list_shortcuts", "/api/v1/users/{user}/shortcuts", "shortcuts", true},
-		{"v0.31 of the overlay", "v0.31.0", asV031(t), "memo_view_list_memo_views", "/api/v1/users/{user}/views", "memoViews", false},
+		{"v0.30.0", "v0.30.0", memosproto.OpenAPIYAML(), "shortcut_list_shortcuts", "/api/v1/users/{user}/shortcuts", "shortcuts", true, "shortcuts", false},
+		{"v0.31 of the overlay", "v0.31.0", asV031(t), "memo_view_list_memo_views", "/api/v1/users/{user}/views", "memoViews", false, "memo views", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			doc, err := parseSpec(tc.spec)
@@ -128,6 +130,22 @@ func TestBuildsForEachRelease(t *testing.T) {
 			if !strings.Contains(items, `"title"`) || !strings.Contains(items, `"filter"`) {
 				t.Errorf("%s output schema has no %s list of views: %s", tc.views, tc.listField, out)
 			}
+			if d := views.Description; !strings.Contains(d, tc.saved) || tc.saved != "shortcuts" && strings.Contains(d, "shortcut") {
+				t.Errorf("%s says %q, want %s", tc.views, d, tc.saved)
+			}
+			// v0.31 takes an attachment's media metadata at creation
+			// (and answers with it); v0.30 has none.
+			create := byName["attachment_create_attachment"].Input["properties"].(map[string]any)["body"].(map[string]any)["properties"].(map[string]any)
+			if _, ok := create["mediaMetadata"]; ok != tc.later {
+				t.Errorf("attachment_create_attachment takes mediaMetadata: %t, want %t", ok, tc.later)
+			}
+			if got := strings.Contains(mustJSON(t, byName["attachment_get_attachment"].Output), "mediaMetadata"); got != tc.later {
+				t.Errorf("attachment_get_attachment answers mediaMetadata: %t, want %t", got, tc.later)
+			}
+			filter := byName["memo_list_memos"].Input["properties"].(map[string]any)["filter"].(map[string]any)["description"].(string)
+			if got := strings.Contains(filter, "has_location"); got != tc.later {
+				t.Errorf("memo_list_memos' filter names has_location: %t, want %t: %s", got, tc.later, filter)
+			}
 
 			for _, name := range []string{"memo_upsert_memo_reaction", "memo_list_memo_reactions"} {
 				r := byName[name]
@@ -140,9 +158,9 @@ func TestBuildsForEachRelease(t *testing.T) {
 				t.Errorf("the reaction note lost its unconditional part: %q", d)
 			}
 
-			// Results with fields the schema does not list (v0.31's
-			// mediaMetadata) still match the output schema.
-			result := `{"name":"attachments/a","filename":"a.png","type":"image/png","mediaMetadata":{"width":4,"height":3},"fieldOfALaterRelease":{"x":[1]}}`
+			// Results with fields the schema does not list (a later
+			// release's) still match the output schema.
+			result := `{"name":"attachments/a","filename":"a.png","type":"image/png","fieldOfALaterRelease":{"x":[1]}}`
 			if err := compileSchema(t, byName["attachment_get_attachment"].Output).Validate(decode(t, result)); err != nil {
 				t.Errorf("an attachment with unknown fields fails the output schema: %v", err)
 			}
@@ -265,5 +283,32 @@ func TestRoutes(t *testing.T) {
 	_, err = routesOf([]document{{"v0.32.0", []byte(gone)}}, cur)
 	if err == nil || !strings.Contains(err.Error(), "Memos v0.32.0: the document has no operation UserService_GetUserStats, whose route hand-written code calls as memos.RouteUserStats") {
 		t.Errorf("a release without a route: %v", err)
+	}
+}
+
+// A filter field the overlay's release gains is named in that release's
+// filter description and in no other release's.
+func TestFilterFieldsDescribed(t *testing.T) {
+	ov := &overlay{Release: "v0.31.0", Filters: map[string][]string{"MemoService_ListMemos": {"has_location"}}}
+	list := func(filter string) []tool {
+		return []tool{{Curated: "MemoService_ListMemos", Input: map[string]any{"properties": map[string]any{"filter": map[string]any{"description": filter}}}}}
+	}
+	for _, tc := range []struct {
+		name, version, filter, err string
+	}{
+		{"the release that gains it names it", "v0.31.0", "over pinned and has_location", ""},
+		{"the release that gains it leaves it out", "v0.31.2", "over pinned", "does not name has_location"},
+		{"the release without it names it", "v0.30.0", "over pinned and has_location", "which only the overlay's release (v0.31.0) has"},
+		{"the release without it leaves it out", "v0.30.0", "over pinned", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := ov.describes(tc.version, list(tc.filter))
+			if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+				t.Errorf("describes: %v, want %q", err, tc.err)
+			}
+		})
+	}
+	if err := ov.describes("v0.30.0", nil); err != nil {
+		t.Errorf("a release without the tool: %v", err)
 	}
 }
