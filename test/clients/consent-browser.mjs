@@ -16,13 +16,11 @@
 // Prints "ok <check>" per check; exit status 0 when all passed.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import process from 'node:process';
+import { openChromium } from './chromium.mjs';
 
 const base = process.env.BASE_URL;
 
@@ -48,51 +46,9 @@ authorizeUrl.search = new URLSearchParams({
   code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
 }).toString();
 
-// Chromium, headless, with its DevTools endpoint on a free port.
-const profile = mkdtempSync(join(tmpdir(), 'consent-chromium-'));
-const chromium = spawn(process.env.CHROMIUM ?? 'chromium', [
-  '--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run', '--no-default-browser-check',
-  '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank',
-], { stdio: ['ignore', 'ignore', 'pipe'] });
-const endpoint = await new Promise((resolve, reject) => {
-  let seen = '';
-  chromium.stderr.on('data', (d) => {
-    seen += d;
-    const m = seen.match(/DevTools listening on (ws:\/\/\S+)/);
-    if (m) resolve(m[1]);
-  });
-  chromium.on('exit', (code) => reject(new Error(`chromium exited with ${code}: ${seen}`)));
-  setTimeout(() => reject(new Error(`chromium did not start: ${seen}`)), 30000);
-});
-
-// A minimal DevTools protocol client over Node's WebSocket.
-const socket = new WebSocket(endpoint);
-await new Promise((resolve, reject) => { socket.onopen = resolve; socket.onerror = reject; });
-let nextId = 0;
-const pending = new Map();
-const listeners = [];
-socket.onmessage = (event) => {
-  const msg = JSON.parse(event.data);
-  if (msg.id !== undefined) {
-    const { resolve, reject } = pending.get(msg.id);
-    pending.delete(msg.id);
-    if (msg.error) reject(new Error(`${msg.error.message}`)); else resolve(msg.result);
-  } else {
-    for (const l of listeners) l(msg);
-  }
-};
-function send(method, params = {}, sessionId) {
-  const id = ++nextId;
-  socket.send(JSON.stringify({ id, method, params, sessionId }));
-  return new Promise((resolve, reject) => pending.set(id, { resolve, reject }));
-}
-function waitFor(pred, what, ms = 15000) {
-  return new Promise((resolve, reject) => {
-    const l = (msg) => { if (pred(msg)) { listeners.splice(listeners.indexOf(l), 1); resolve(msg); } };
-    listeners.push(l);
-    setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms);
-  });
-}
+// Chromium, headless, driven over the DevTools protocol (chromium.mjs).
+const browser = await openChromium(process.env.CHROMIUM);
+const { send, waitFor, listeners } = browser;
 
 const problems = [];
 listeners.push((msg) => {
@@ -304,14 +260,6 @@ try {
   console.log(`FAIL ${err.stack ?? err}`);
   status = 1;
 }
-socket.close();
 callbackServer.close();
-const exited = new Promise((resolve) => chromium.once('exit', resolve));
-chromium.kill();
-await exited;
-try {
-  rmSync(profile, { recursive: true, force: true, maxRetries: 3 });
-} catch (err) {
-  console.log(`note: the Chromium profile ${profile} was left behind: ${err.message}`);
-}
+await browser.close();
 process.exit(status);
