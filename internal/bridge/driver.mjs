@@ -112,10 +112,17 @@ export class Gateway {
   // then stops the work and the upstream requests it does for the request.
   // It is read only when the request goes upstream; a request answered at
   // once never needs it, and the runtime makes it on first use.
-  async serve(method, url, headers, body, client, answer = copyAnswer) {
+  //
+  // early, when given, is an upstream request already under way for this
+  // request, made before Go could ask for it (the entry module's check of
+  // the caller at a cold start): { binding, url, headers (an object),
+  // timeoutMs, response (the fetch's promise) } of a GET without a body.
+  // When Go asks for exactly that request, it gets that answer instead of a
+  // second fetch; the caller aborts it when serve returns.
+  async serve(method, url, headers, body, client, answer = copyAnswer, { early } = {}) {
     if (this.dead) throw this.dead;
     const id = (this.nextId = (this.nextId + 1) >>> 0);
-    const r = { queue: [], wake: null, fetches: 0, answer: null, polls: 0, stuck: 0, signal: undefined };
+    const r = { queue: [], wake: null, fetches: 0, answer: null, polls: 0, stuck: 0, signal: undefined, early };
     this.requests.set(id, r);
     try {
       this.call(() => {
@@ -181,10 +188,12 @@ export class Gateway {
     let texts = [""];
     let chunks = [];
     let status = 0;
+    const early = r.early !== undefined && sameRequest(r.early, f) ? r.early : undefined;
+    if (early) r.early = undefined; // taken once
     try {
       const signals = f.timeoutMs > 0 ? [AbortSignal.timeout(f.timeoutMs)] : [];
       if (r.signal) signals.push(r.signal);
-      const resp = await this.fetcher(f.binding, f.url, {
+      const resp = early ? await early.response : await this.fetcher(f.binding, f.url, {
         method: f.method,
         headers: headersFromString(f.headers),
         body: f.body.byteLength > 0 ? f.body : undefined,
@@ -305,6 +314,16 @@ export class Gateway {
   die(err) {
     this.dead ??= err;
   }
+}
+
+// sameRequest reports whether the upstream request f of Go is the request
+// early, made before Go asked for it: the same binding, URL, header fields
+// and timeout, a GET without a body.
+function sameRequest(early, f) {
+  if (f.method !== "GET" || f.body.byteLength > 0 || f.binding !== early.binding || f.url !== early.url || f.timeoutMs !== early.timeoutMs) return false;
+  const asked = headersFromString(f.headers);
+  const names = Object.keys(asked);
+  return names.length === Object.keys(early.headers).length && names.every((n) => asked[n] === early.headers[n]);
 }
 
 // overMessage is the failure of an upstream request whose request is over.

@@ -11,8 +11,10 @@ import { loadModule } from "./runtime.mjs";
 export { GrantStore } from "./grants.mjs";
 export { MemoLock } from "./lease.mjs";
 
-// gateway resolves to the driver of the running Go program.
+// gateway resolves to the driver of the running Go program; running is
+// that driver once it has.
 let gateway;
+let running;
 
 // upstream sends a request of the Go program: with the global fetch, the
 // fetch of a service binding, or, for a binding named "objects:NAME", the
@@ -36,10 +38,73 @@ const objects = "objects:";
 const digest = "digest:SHA-256";
 const card = "cards:card";
 
+// earlyCheck starts, for a request that reaches the isolate before the Go
+// program is ready, the check of its caller that the program's first step
+// will be (GET /api/v1/auth/me with the request's own bearer token: package
+// caller), so that it travels while the wasm instantiates. It is the same
+// request the program would send, built from the same settings, and the
+// driver hands the program its answer only when the program asks for
+// exactly that request (Gateway.fetch); otherwise it is aborted unused. So
+// the program still decides on the answer, and nothing of the caller's but
+// that question goes upstream before it has. It is made only where the
+// settings leave no doubt: without OAuth (whose tokens are the gateway's
+// own), with a valid MEMOS_URL or MEMOS_SERVICE, both or neither Access
+// secrets, and a single bearer token. It returns undefined otherwise.
+function earlyCheck(request, env, send) {
+  if (request.method !== "POST" || trimmed(env.OAUTH_SECRET) !== "") return undefined;
+  const token = /^bearer +([^\s,]{1,4096})$/i.exec((request.headers.get("authorization") ?? "").trim())?.[1];
+  if (token === undefined || new URL(request.url).pathname !== "/mcp") return undefined;
+  const service = trimmed(env.MEMOS_SERVICE);
+  if (service !== "" && typeof env[service]?.fetch !== "function") return undefined;
+  const base = memosBase(trimmed(env.MEMOS_URL), trimmed(env.MEMOS_ALLOW_HTTP) === "true");
+  const timeout = trimmed(env.UPSTREAM_TIMEOUT_MS);
+  const timeoutMs = timeout === "" ? 15000 : /^[0-9]{1,9}$/.test(timeout) ? Number(timeout) : 0;
+  const [id, secret] = [trimmed(env.CF_ACCESS_CLIENT_ID), trimmed(env.CF_ACCESS_CLIENT_SECRET)];
+  if (base === undefined || (base === "" && service === "") || timeoutMs <= 0 || (id === "") !== (secret === "")) return undefined;
+  const headers = { accept: "application/json", authorization: `Bearer ${token}` };
+  if (id !== "") Object.assign(headers, { "cf-access-client-id": id, "cf-access-client-secret": secret });
+  const check = { binding: service, url: `${base || "https://memos.invalid"}/api/v1/auth/me`, headers, timeoutMs };
+  const abort = new AbortController();
+  check.response = send(env, service, check.url, {
+    method: "GET",
+    headers,
+    redirect: "manual",
+    signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), abort.signal, request.signal].filter(Boolean)),
+  });
+  check.response.catch(() => {}); // an unused check's failure is nobody's
+  check.abort = () => abort.abort();
+  return check;
+}
+
+// memosBase returns MEMOS_URL as the program's configuration reads it
+// (internal/config: an absolute http(s) URL without credentials, query or
+// fragment, plain http only to a loopback host unless allowed, without a
+// final slash), "" when unset, or undefined when the program would refuse
+// it, or when it is one this reading cannot be sure of.
+function memosBase(raw, allowHTTP) {
+  if (raw === "") return "";
+  if (/[?#@\s\\]/.test(raw) || !/^https?:\/\/[^/]/i.test(raw)) return undefined;
+  let u;
+  try {
+    u = new URL(raw);
+  } catch {
+    return undefined;
+  }
+  const loopback = u.hostname === "localhost" || u.hostname === "[::1]" || /^127\.[0-9]+\.[0-9]+\.[0-9]+$/.test(u.hostname);
+  if (u.protocol !== "https:" && !(u.protocol === "http:" && (allowHTTP || loopback))) return undefined;
+  return u.origin + u.pathname.replace(/\/+$/, "");
+}
+
+// trimmed is a setting as the program reads it: a string, trimmed.
+const trimmed = (v) => (typeof v === "string" ? v.trim() : "");
+
 function start(env) {
   const started = loadModule().then((mod) => startGo(mod, env, (binding, url, init) => upstream(env, binding, url, init)));
-  // A program that exited is started afresh by the next request.
-  started.catch(() => gateway === started && (gateway = undefined));
+  started.then(
+    (g) => (running = g),
+    // A program that exited is started afresh by the next request.
+    () => gateway === started && (gateway = undefined),
+  );
   return started;
 }
 
@@ -63,21 +128,33 @@ function copied(out) {
 
 export default {
   async fetch(request, env) {
+    // While the Go program starts, the check of the caller it will make
+    // first is under way already (see earlyCheck).
+    const early = running === undefined ? earlyCheck(request, env, upstream) : undefined;
     gateway ??= start(env);
-    const g = await gateway;
-    // A body over the cap is passed on as its head, for the id of the
-    // request it carries (web.BodyHead bytes).
-    const body = await readBody(request, g.maxBodyBytes, 1024);
+    let g;
     try {
+      g = await gateway;
+      // A body over the cap is passed on as its head, for the id of the
+      // request it carries (web.BodyHead bytes).
+      const body = await readBody(request, g.maxBodyBytes, 1024);
       // With the enable_request_signal compatibility flag, the runtime
       // aborts request.signal when the client goes away: Go then stops
       // the work it does for it, upstream requests included.
-      return await g.serve(request.method, request.url, request.headers, body, request, (status, headers, out) =>
-        new Response(noBody.has(status) ? null : copied(out), { status, headers: headersFromString(headers) }),
+      return await g.serve(
+        request.method,
+        request.url,
+        request.headers,
+        body,
+        request,
+        (status, headers, out) => new Response(noBody.has(status) ? null : copied(out), { status, headers: headersFromString(headers) }),
+        { early },
       );
     } catch (err) {
-      if (g.dead) gateway = undefined; // the next request starts a fresh instance
+      if (g?.dead) gateway = undefined; // the next request starts a fresh instance
       throw err;
+    } finally {
+      early?.abort(); // read whole if it was used; unused, it is not needed
     }
   },
 };

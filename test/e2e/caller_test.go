@@ -228,6 +228,59 @@ func TestVerifiedCallers(t *testing.T) {
 	})
 }
 
+// A cold isolate asks Memos about the caller while its Go program starts
+// (the entry module's early check), and the program decides on that answer
+// as on its own: a made-up token among the first requests of an isolate
+// still gets 401, and all that passes Access with it is that one question;
+// a real token's call is answered, after exactly one question.
+func TestVerifiedCallersColdStart(t *testing.T) {
+	const id, secret = "stand-in.access", "stand-in-secret"
+	standIn, access := startPassedAccess(t, id, secret)
+	gw := startGateway(t, harness.WorkerOptions{Twin: true, ColdTwin: true, Vars: map[string]string{
+		"MEMOS_URL": standIn, "CF_ACCESS_CLIENT_ID": id, "CF_ACCESS_CLIENT_SECRET": secret,
+	}})
+	const made = "Bearer made-up-at-a-cold-start"
+	real := "Bearer " + memos.Token
+	type answer struct {
+		resp *http.Response
+		body string
+		err  error
+	}
+	// Both reach the twin before its Go program is ready.
+	answers := make([]answer, 2)
+	var wg sync.WaitGroup
+	for i, auth := range []string{made, real} {
+		wg.Go(func() {
+			req, _ := http.NewRequest("POST", gw.TwinURL+"/mcp", strings.NewReader(listMemosBody))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+			req.Header.Set("Authorization", auth)
+			a := &answers[i]
+			if a.resp, a.err = http.DefaultClient.Do(req); a.err == nil {
+				b, _ := io.ReadAll(a.resp.Body)
+				a.resp.Body.Close()
+				a.body = string(b)
+			}
+		})
+	}
+	wg.Wait()
+	for _, a := range answers {
+		if a.err != nil {
+			t.Fatal(a.err)
+		}
+	}
+	refusedToken(t, "a made-up token at a cold start", answers[0].resp, answers[0].body)
+	if got := access.with(made); !slices.Equal(got, []string{"/api/v1/auth/me"}) {
+		t.Errorf("passed Access with the made-up token: %v; want one /api/v1/auth/me", got)
+	}
+	if a := answers[1]; a.resp.StatusCode != 200 || !gjson.Get(a.body, "result.content").Exists() || gjson.Get(a.body, "result.isError").Bool() {
+		t.Errorf("a real token at a cold start: %d %.300s", a.resp.StatusCode, a.body)
+	}
+	if got := access.with(real); !slices.Equal(got, []string{"/api/v1/auth/me", "/api/v1/memos"}) {
+		t.Errorf("passed Access with the real token: %v; want /api/v1/auth/me, then /api/v1/memos", got)
+	}
+}
+
 // connectErr connects with the Go SDK client and returns its error.
 func connectErr(ctx context.Context, endpoint, token string) error {
 	client := mcp.NewClient(&mcp.Implementation{Name: "memos-mcp-edge-e2e", Version: "0"}, nil)

@@ -53,6 +53,10 @@ type WorkerOptions struct {
 	// grants and the memo locks. It answers at TwinURL; a Worker in front
 	// serves the port and passes each request to one of the two.
 	Twin bool
+	// ColdTwin, with Twin, leaves the twin untouched until the test's
+	// first request: its Go program starts on that request (a cold
+	// start), not on the harness's wait for /healthz.
+	ColdTwin bool
 }
 
 // Wrangler returns the command that runs the pinned wrangler with the pinned
@@ -150,7 +154,8 @@ func startWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 	ctx, cancel := context.WithTimeout(ctx, 120*time.Second)
 	defer cancel()
 	for _, base := range []string{w.URL, w.TwinURL} {
-		if base == "" {
+		// The twin is loaded with the gateway, by the same workerd.
+		if base == "" || base == w.TwinURL && opts.ColdTwin {
 			continue
 		}
 		if err := proc.waitHTTP(ctx, base+"/healthz", http.StatusOK, http.StatusServiceUnavailable); err != nil {

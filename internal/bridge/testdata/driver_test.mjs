@@ -111,7 +111,7 @@ async function get(path, init = {}) {
   const answer = await gateway.serve(init.method ?? "GET", `http://gw${path}`, headers, body, { signal: init.signal }, (status, headers, body) => {
     assert.equal(current, id, `the answer to request ${id} (${path}) made in request ${current}'s context`);
     return { status, headers, body: body.slice() };
-  });
+  }, { early: init.early });
   served++;
   return { status: answer.status, headers: answer.headers, text: decoder.decode(answer.body) };
 }
@@ -136,6 +136,22 @@ assert.equal(r.text, "200 0 body 0;200 1 body 1;200 2 body 2;");
 r = await get("/parallel");
 assert.equal(r.text, "200 a body a;200 b body b");
 assert.equal(maxInFlight.get("a") + maxInFlight.get("b"), 2);
+
+// An upstream request made before Go asked for it (the entry module's check
+// of the caller at a cold start) stands in for Go's own request when it is
+// exactly that request, and is left unused when it differs in anything.
+const earlyFor = (id, from) => ({
+  binding: "",
+  url: "http://upstream/0",
+  headers: { "x-from": from, "x-req": String(id) },
+  timeoutMs: 0,
+  response: Promise.resolve(new Response("early", { status: 200, headers: { "x-upstream": "made early" } })),
+});
+for (const [from, first] of [["go", "200 made early early"], ["js", "200 0 body 0"], ["go ", "200 0 body 0"]]) {
+  const id = ++nextId;
+  r = await get("/sequence", { id, early: earlyFor(id, from) });
+  assert.equal(r.text, `${first};200 1 body 1;200 2 body 2;`, `early request from ${JSON.stringify(from)}`);
+}
 
 // An answer over the fetcher's MaxBytes is refused: a streamed one as soon
 // as it passes the cap, a declared one before any of it is read.
