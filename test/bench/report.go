@@ -133,6 +133,7 @@ func (r *results) rows() [][]string {
 	add("1", "wasm size, raw / gzip -9", mb(r.wasm.raw)+" / "+mb(r.wasm.gzip),
 		"empty Go program: "+mb(r.emptyGo.raw)+" / "+mb(r.emptyGo.gzip), ratio(float64(r.wasm.gzip), float64(r.emptyGo.gzip))+" (gzip)")
 	add("1", "… upload of the empty Go program's Worker, total / gzip", "", mb(r.emptyUp)+" / "+mb(r.emptyUpGz), "")
+	add("1", "memo card (card.html: a module of the upload, imported when first read), raw / gzip -9", kb(r.card.raw)+" / "+kb(r.card.gzip), "", "")
 	add("1", "upload, `wrangler deploy --dry-run`, total / gzip", mb(r.upload)+" / "+mb(r.uploadGz),
 		"JavaScript Worker: "+kb(r.floorUp)+" / "+kb(r.floorUpGz), "")
 	add("2", "cold start: new workerd with the deploy bundle (binary configuration) → first /mcp answer", r.coldGo.String(),
@@ -148,6 +149,8 @@ func (r *results) rows() [][]string {
 		fmt.Sprintf("same wasm under Node, one start: %.1f ms (+ %.1f ms compile)", r.cpu.StartMs, r.cpu.CompileMs), "")
 	add("3", fmt.Sprintf("tools/list payload (%d tools)", r.listTools), kb(int64(r.listBytes)), fmt.Sprintf("Memos' built-in /mcp: %s (%d tools)", kb(int64(r.builtinN)), r.builtinTools),
 		ratio(r.perTool(r.listBytes, r.listTools), r.perTool(r.builtinN, r.builtinTools))+" per tool")
+	add("3", "tools/list payload, 2026-07-28: without / with MCP Apps declared (the memo card named)", kb(int64(r.listModern[0]))+" / "+kb(int64(r.listModern[1])),
+		"", ratio(float64(r.listModern[1]), float64(r.listModern[0])))
 	for rt, name := range runtimeName {
 		add("3", "tools/list latency, "+name, r.list[rt].String(), "JavaScript Worker, same bytes: "+r.listFloor[rt].String(),
 			ratio(p50(r.list[rt].sample), p50(r.listFloor[rt].sample)))

@@ -42,6 +42,23 @@ func isMemoList(n int) func([]byte) error {
 	}
 }
 
+// appsCaps declares MCP Apps, as a host of memo cards does.
+const appsCaps = `{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}}`
+
+// modernListBody is tools/list of 2026-07-28 from a client of capabilities
+// caps.
+func modernListBody(caps string) string {
+	return `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `}}}`
+}
+
+// modernHeaders are the headers of modernListBody.
+func modernHeaders(token string) http.Header {
+	h := mcpHeaders(token)
+	h.Set("Mcp-Protocol-Version", "2026-07-28")
+	h.Set("Mcp-Method", "tools/list")
+	return h
+}
+
 // mcpHeaders are what an MCP client sends with every request after
 // initialize, with the caller's Memos token.
 var mcpHeaders = harness.MCPHeaders

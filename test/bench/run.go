@@ -35,6 +35,10 @@ type results struct {
 	devFirstJS          sample
 	goStart             sample // startupMs of each new isolate
 	listBytes, builtinN int
+	// listModern is the tools/list payload of a 2026-07-28 client without
+	// and with MCP Apps declared (the memo card named in _meta).
+	listModern [2]int
+	card       wasmSize // the memo card, card.html
 	// listTools and builtinTools are how many tools each list holds: the
 	// goal is per tool, the gateway serving tools Memos' server lacks.
 	listTools, builtinTools int
@@ -244,6 +248,11 @@ func (b *bench) warmRows(ctx context.Context, r *results, compat string) (floor 
 	status, builtin, err := post(ctx, client, b.memos.URL+"/mcp", listBody, mcpHeaders(token))
 	if err != nil || status != 200 || gjson.GetBytes(builtin, "result.tools.#").Int() == 0 {
 		return floor, fmt.Errorf("Memos' built-in tools/list: %d %v %.200s", status, err, builtin)
+	}
+	for i, caps := range []string{`{}`, appsCaps} {
+		if status, p, err := post(ctx, client, gwURL, modernListBody(caps), modernHeaders(token)); err == nil && status == 200 {
+			r.listModern[i] = len(p)
+		}
 	}
 	r.builtinN = len(builtin)
 	r.builtinTools = int(gjson.GetBytes(builtin, "result.tools.#").Int())
@@ -483,6 +492,9 @@ func (b *bench) baselineThroughput(ctx context.Context, r *results) error {
 // workerd runs.
 func (b *bench) sizes(r *results, floor, proxy workerDir) (err error) {
 	// The copy made at the start: build/ may be rebuilt meanwhile.
+	if card, err := sizeOf(filepath.Join(filepath.Dir(b.gateway.config), "card.html")); err == nil {
+		r.card = card // an older build has none
+	}
 	if r.wasm, err = sizeOf(filepath.Join(filepath.Dir(b.gateway.config), "app.wasm")); err != nil {
 		return err
 	}

@@ -101,7 +101,9 @@ async function main() {
   const named = listed.result.tools.filter((t) => t._meta?.ui?.resourceUri).map((t) => t.name).sort();
   assert.deepEqual(named, ['fetch', 'memo_get_memo', 'memo_search']);
   const uri = listed.result.tools.find((t) => t.name === 'memo_get_memo')._meta.ui.resourceUri;
-  assert.ok(!JSON.stringify(await rpc('tools/list', {}, undefined, {})).includes('ui://'), 'a client without the extension sees the card');
+  const plain = JSON.stringify(await rpc('tools/list', {}, undefined, {}));
+  assert.ok(!plain.includes('ui://'), 'a client without the extension sees the card');
+  console.log(`note tools/list: ${plain.length} bytes without the extension, ${JSON.stringify(listed).length} with it`);
   const read = await rpc('resources/read', { uri }, uri);
   const content = read.result.contents[0];
   assert.equal(content.mimeType, 'text/html;profile=mcp-app');
