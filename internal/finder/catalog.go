@@ -56,7 +56,7 @@ var tools = []Tool{
 
 	{Name: "tag_list", ReadOnly: true, Run: (*Finder).tagList, JSON: `{
 	"name":"tag_list","title":"List tags",
-	"description":"Your tags with how many memos carry each, most used first.",
+	"description":"Your tags with how many memos carry each, most used first. A parent (work of work/meetings) counts the memos that write it, not those that have it only through a child.",
 	"inputSchema":{"type":"object","additionalProperties":false,"properties":{
 		"limit":{"type":"integer","description":"1 to 500, default 100"}}},
 	"annotations":{"title":"List tags",` + reads + `},

@@ -111,7 +111,7 @@ func writeMetadata(o *object, memo rawjson.Value, z zone) {
 	if memo.Get("pinned").Bool() {
 		o.str("pinned", "true")
 	}
-	if tags := stringsOf(memo.Get("tags")); len(tags) > 0 {
+	if tags := Written(stringsOf(memo.Get("tags")), memo.Get("content").Str); len(tags) > 0 {
 		o.str("tags", strings.Join(tags, ", "))
 	}
 	var files []string

@@ -231,7 +231,7 @@ func (h *hitShape) write(o *object, memo rawjson.Value) {
 	if h.archived && memo.Get("state").Str == "ARCHIVED" {
 		o.boolean("archived", true)
 	}
-	if tags := stringsOf(memo.Get("tags")); len(tags) > 0 {
+	if tags := Written(stringsOf(memo.Get("tags")), memo.Get("content").Str); len(tags) > 0 {
 		o.open("tags", '[')
 		for _, t := range tags {
 			o.strItem(t)

@@ -3,6 +3,7 @@ package finder
 import (
 	"context"
 	"math"
+	"strconv"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
@@ -30,6 +31,11 @@ func Tags(ctx context.Context, m Memos, max int) ([]Tag, error) {
 	if err != nil {
 		return nil, err
 	}
+	return tagsOf(ctx, m, user, max)
+}
+
+// tagsOf is Tags of the caller user.
+func tagsOf(ctx context.Context, m Memos, user string, max int) ([]Tag, error) {
 	body, err := m.Get(ctx, memos.RouteUserStats, memos.Path(memos.RouteUserStats, userID(user)))
 	if err != nil {
 		return nil, err
@@ -45,15 +51,34 @@ func Tags(ctx context.Context, m Memos, max int) ([]Tag, error) {
 
 // tagList answers with the caller's tags and how many memos carry each,
 // most used first: every tag of the statistics, whose size
-// MAX_RESPONSE_BYTES bounds.
+// MAX_RESPONSE_BYTES bounds, each counting the memos that write it (a
+// parent that a memo has only through a child is not counted for it).
 func (f *Finder) tagList(ctx context.Context, args map[string]any, m Memos) ([]byte, error) {
 	limit, err := integer(args, "limit", 1, maxTagList, defTagList)
 	if err != nil {
 		return nil, err
 	}
-	all, gerr := Tags(ctx, m, math.MaxInt)
+	user, gerr := me(ctx, m)
 	if gerr != nil {
 		return nil, gerr
+	}
+	all, gerr := tagsOf(ctx, m, user, math.MaxInt)
+	if gerr != nil {
+		return nil, gerr
+	}
+	through, complete, gerr := implied(ctx, m, user, all)
+	if gerr != nil {
+		return nil, gerr
+	}
+	if len(through) > 0 {
+		kept := all[:0]
+		for _, t := range all {
+			if t.Count -= through[t.Name]; t.Count > 0 {
+				kept = append(kept, t)
+			}
+		}
+		all = kept
+		sortTags(all)
 	}
 	o := newObject()
 	o.open("tags", '[')
@@ -65,6 +90,10 @@ func (f *Finder) tagList(ctx context.Context, args map[string]any, m Memos) ([]b
 	}
 	o.close(']')
 	o.num("total", int64(len(all)))
+	if !complete {
+		o.str("note", "parents (work of work/meetings) also count memos that have them only through a child: more than "+
+			strconv.Itoa(maxNestedPages*nestedPageSize)+" memos have nested tags")
+	}
 	return textResult(o.done()), nil
 }
 

@@ -41,8 +41,8 @@ func (s *Server) readMemo(ctx context.Context, u, id, authorization string) ([]b
 // markdown renders a memo of Memos' API as Markdown: a front matter of
 // YAML with what the content does not say (its name, creator, by_other_user
 // for another user's memo (memos.Others), visibility
-// when not PRIVATE, pinned when it is, state when not NORMAL, tags when it
-// has any, its times in the deployment's time zone as the finding tools
+// when not PRIVATE, pinned when it is, state when not NORMAL, the tags its
+// text writes when it has any, its times in the deployment's time zone as the finding tools
 // write them, the memo it comments on, and its attachments as resources),
 // then the content as it is.
 func (s *Server) markdown(memo rawjson.Value) string {
@@ -65,18 +65,23 @@ func (s *Server) markdown(memo rawjson.Value) string {
 	if state := memo.Get("state").Str; state != "NORMAL" {
 		field("state", state)
 	}
-	n := 0
+	// The tags the text writes: Memos v0.31 adds the parents of nested
+	// ones (finder.Written).
+	var tags []string
 	memo.Get("tags").ForEach(func(_, tag rawjson.Value) bool {
-		if n == 0 {
+		tags = append(tags, tag.Str)
+		return true
+	})
+	written := finder.Written(tags, memo.Get("content").Str)
+	for i, tag := range written {
+		if i == 0 {
 			b.WriteString("tags: [")
 		} else {
 			b.WriteString(", ")
 		}
-		n++
-		b.WriteString(rawjson.Quote(tag.Str))
-		return true
-	})
-	if n > 0 {
+		b.WriteString(rawjson.Quote(tag))
+	}
+	if len(written) > 0 {
 		b.WriteString("]\n")
 	}
 	created, updated := finder.MemoTimes(memo.Get("createTime").Str, memo.Get("updateTime").Str, s.zone, s.offsets)

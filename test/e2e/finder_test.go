@@ -388,6 +388,10 @@ func TestFinderTagsAndAttachments(t *testing.T) {
 	run := fmt.Sprintf("h%x", time.Now().UnixNano()%0xfffffff)
 	memo := seedMemo(t, "#"+run+"a #"+run+"b/c", "PRIVATE", time.Now(), nil)
 	seedMemo(t, "#"+run+"a again", "PRIVATE", time.Now(), nil)
+	// A parent written beside its child, and the child alone: Memos v0.31
+	// counts the parent for both memos, tag_list for the one that writes it.
+	seedMemo(t, "#"+run+"p and #"+run+"p/q", "PRIVATE", time.Now(), nil)
+	seedMemo(t, "#"+run+"p/q alone", "PRIVATE", time.Now(), nil)
 	cs := connect(t, ctx, worker.URL+"/mcp", memos.Token, "")
 
 	res, answer := finderCall(t, ctx, cs, "tag_list", map[string]any{"limit": 500})
@@ -402,8 +406,11 @@ func TestFinderTagsAndAttachments(t *testing.T) {
 		counts[m["tag"].(string)] = m["count"].(float64)
 		order = append(order, m["tag"].(string))
 	}
-	if counts[run+"a"] != 2 || counts[run+"b/c"] != 1 {
-		t.Errorf("counts %v, want %sa: 2, %sb/c: 1", counts, run, run)
+	if counts[run+"a"] != 2 || counts[run+"b/c"] != 1 || counts[run+"p"] != 1 || counts[run+"p/q"] != 2 {
+		t.Errorf("counts %v, want %sa: 2, %sb/c: 1, %sp: 1, %sp/q: 2", counts, run, run, run, run)
+	}
+	if _, ok := counts[run+"b"]; ok {
+		t.Errorf("tag_list counts %sb, which no memo writes (only its child %sb/c): %v", run, run, counts)
 	}
 	if i, j := slices.Index(order, run+"a"), slices.Index(order, run+"b/c"); i > j {
 		t.Errorf("a tag used twice comes after one used once: %v", order)
@@ -468,6 +475,14 @@ func TestFinderCost(t *testing.T) {
 	for i := range tags {
 		tags[i] = strings.Repeat("t", 60) + fmt.Sprint(i)
 	}
+	// A nested tag: where Memos counts its parent as if written (v0.31,
+	// whose description teaches "x" in tags), tag_list reads the memos
+	// with nested tags too, one request more.
+	seedMemo(t, "#costparent/child", "PRIVATE", time.Now(), nil)
+	tagList := 1
+	if teachesIn(t) {
+		tagList = 2
+	}
 	for _, tc := range []struct {
 		name     string
 		tool     string
@@ -483,7 +498,7 @@ func TestFinderCost(t *testing.T) {
 		{"over the word cap", "memo_search", map[string]any{"text": strings.Repeat("x ", 9)}, 0, true},
 		{"over the tag cap", "memo_search", map[string]any{"tags": append(tags, "eleven")}, 0, true},
 		{"ten years of days", "memo_search", map[string]any{"lastDays": 3660, "timezone": "Pacific/Auckland"}, 1, false},
-		{"tag_list", "tag_list", map[string]any{"limit": 500}, 1, false},
+		{"tag_list", "tag_list", map[string]any{"limit": 500}, tagList, false},
 		{"attachment_read of a missing one", "attachment_read", map[string]any{"name": "attachments/nosuch"}, 1, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -614,8 +629,15 @@ func TestFinderAnswers(t *testing.T) {
 		if got := list(`(tags.exists(t, t == "` + tag + `") || tags.exists(t, t.startsWith("` + tag + `/")))`); !slices.Equal(got, both) {
 			t.Errorf("a tag with its children found %v, want %v", got, both)
 		}
-		if got := list(`"` + tag + `" in tags`); !slices.Equal(got, []string{short}) {
-			t.Errorf(`"work" in tags found %v: it should miss the child tag (which is why the description shows the other idiom)`, got)
+		// v0.30 gives a memo the tags it writes, so "x" in tags misses
+		// x/y and the description teaches the longer idiom; v0.31 adds
+		// the parents, so it finds both and the description teaches it.
+		want := []string{short}
+		if teachesIn(t) {
+			want = both
+		}
+		if got := list(`"` + tag + `" in tags`); !slices.Equal(got, want) {
+			t.Errorf(`%s: "work" in tags found %v, want %v as memo_list_memos' description says`, served().Version, got, want)
 		}
 		// 30 November in Berlin: its midnights in UTC.
 		if got := list(`content.contains("` + run + `") && created_ts >= timestamp("2026-11-29T23:00:00Z") && created_ts < timestamp("2026-11-30T23:00:00Z")`); !slices.Equal(got, both) {
@@ -708,4 +730,18 @@ func TestSearchCommentsAndState(t *testing.T) {
 	if !slices.Equal(names, []string{normal, memo}) {
 		t.Errorf("BOTH a page at a time found %v, want %v", names, []string{normal, memo})
 	}
+}
+
+// teachesIn reports whether the served release's memo_list_memos teaches
+// "x" in tags for a tag with its children (v0.31, whose memos carry the
+// parents of their tags).
+func teachesIn(t *testing.T) bool {
+	t.Helper()
+	var schema struct {
+		Properties struct{ Filter struct{ Description string } }
+	}
+	if err := json.Unmarshal([]byte(curated(t, "MemoService_ListMemos").InputSchema()), &schema); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Contains(schema.Properties.Filter.Description, `"work" in tags for work and its children`)
 }

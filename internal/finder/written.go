@@ -1,0 +1,136 @@
+package finder
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
+	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
+)
+
+// Tags people wrote. Memos v0.31 gives a memo the parents of the tags its
+// text writes as tags of their own (#home/kitchen gives home/kitchen and
+// home), and counts them so; v0.30 gives only what is written. What the
+// gateway shows as a memo's tags, and counts in tag_list, is what was
+// written on either release: a parent that a memo carries only through
+// one of its children is left out. Nothing here asks which release the
+// instance runs: on v0.30 no tag is ever left out.
+
+// Written returns the tags of a memo whose text is content that the text
+// writes, in their order: tags without a parent among them, less each
+// parent (home of home/kitchen) that the text does not write as a tag of
+// its own.
+func Written(tags []string, content string) []string {
+	kept := make([]string, 0, len(tags))
+	for _, t := range tags {
+		if !impliedIn(t, tags, content) {
+			kept = append(kept, t)
+		}
+	}
+	return kept
+}
+
+// impliedIn reports whether tag is among tags only as the parent of
+// another one: some tag is tag/…, and content never writes #tag alone.
+func impliedIn(tag string, tags []string, content string) bool {
+	for _, other := range tags {
+		if len(other) > len(tag) && other[len(tag)] == '/' && strings.HasPrefix(other, tag) {
+			return !writesTag(content, tag)
+		}
+	}
+	return false
+}
+
+// writesTag reports whether content writes #tag as a tag of its own: #tag
+// not followed by a character that would continue it (a letter, a digit,
+// a mark, _, - or the / of a child).
+func writesTag(content, tag string) bool {
+	for rest := content; ; {
+		i := strings.Index(rest, "#"+tag)
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+1+len(tag):]
+		r, _ := utf8.DecodeRuneInString(rest)
+		if rest == "" || !(r == '/' || r == '_' || r == '-' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)) {
+			return true
+		}
+	}
+}
+
+// Caps of the reading of nested tags' memos for tag_list: pages of
+// Memos' largest size.
+const (
+	nestedPageSize = 1000
+	maxNestedPages = 3
+)
+
+// implied returns how many of the caller's memos (user) carry each tag
+// only as the parent of another, which Memos' statistics count as if
+// written. Only where the statistics hold every parent of every nested
+// tag (as v0.31's do) does it read anything: the memos with a nested tag
+// (at most maxNestedPages requests). complete is false when there were
+// more than that, whose parents stay counted as Memos counts them.
+func implied(ctx context.Context, m Memos, user string, all []Tag) (counts map[string]int64, complete bool, err error) {
+	have := make(map[string]bool, len(all))
+	for _, t := range all {
+		have[t.Name] = true
+	}
+	nested := false
+	for _, t := range all {
+		for i := strings.IndexByte(t.Name, '/'); i >= 0; i = nextSlash(t.Name, i) {
+			if !have[t.Name[:i]] {
+				return nil, true, nil // parents are counted only where written
+			}
+			nested = true
+		}
+	}
+	if !nested {
+		return nil, true, nil
+	}
+	counts = map[string]int64{}
+	filter := uri.QueryEscape(`creator == ` + quote(user) + ` && tags.exists(t, t.contains("/"))`)
+	token := ""
+	for range maxNestedPages {
+		path := memos.RouteMemos + "?pageSize=" + strconv.Itoa(nestedPageSize) + "&filter=" + filter
+		if token != "" {
+			path += "&pageToken=" + uri.QueryEscape(token)
+		}
+		body, err := m.Get(ctx, memos.RouteMemos, path)
+		if err != nil {
+			return nil, false, err
+		}
+		page := rawjson.ParseBytes(body)
+		page.Get("memos").ForEach(func(_, memo rawjson.Value) bool {
+			var tags []string
+			memo.Get("tags").ForEach(func(_, t rawjson.Value) bool {
+				tags = append(tags, t.Str)
+				return true
+			})
+			content := memo.Get("content").Str
+			for _, t := range tags {
+				if impliedIn(t, tags, content) {
+					counts[t]++
+				}
+			}
+			return true
+		})
+		if token = page.Get("nextPageToken").Str; token == "" {
+			return counts, true, nil
+		}
+	}
+	return counts, false, nil
+}
+
+// nextSlash returns the index of the next '/' of name after i, or -1.
+func nextSlash(name string, i int) int {
+	j := strings.IndexByte(name[i+1:], '/')
+	if j < 0 {
+		return -1
+	}
+	return i + 1 + j
+}
