@@ -1,7 +1,7 @@
 // Package cards serves memo cards: the views of the MCP Apps extension
 // (io.modelcontextprotocol/ui, SEP-1865) in which a host shows the person
-// the memo that memo_get_memo or fetch read, or what memo_search found,
-// beside the answer the model reads. It marks those tools in tools/list
+// the memo that memo_get_memo or fetch read, what memo_search found or
+// tag_list's tags, beside the answer the model reads. It marks those tools in tools/list
 // (_meta.ui), lists the card among the resources, and serves it
 // (resources/read). The card itself (card.html: markup, style and script,
 // all of its own) is not in the wasm: the Worker's entry module holds it
@@ -38,7 +38,7 @@ const Binding = "cards:card"
 const MaxBytes = 256 << 10
 
 // shown are the tools whose results the card shows.
-var shown = map[string]bool{"memo_get_memo": true, "fetch": true, "memo_search": true}
+var shown = map[string]bool{"memo_get_memo": true, "fetch": true, "memo_search": true, "tag_list": true}
 
 // Cards serves the card. The zero value is not usable: see New.
 type Cards struct {
@@ -146,7 +146,7 @@ func (*Cards) Entries(served func(tool string) bool) string {
 
 // entry is the card's entry in resources/list.
 const entry = `{"uri":"` + URI + `","name":"memo-card","title":"Memo card",` +
-	`"description":"Shows the person a memo (memo_get_memo, fetch) or search hits (memo_search): its text, tags, tasks to tick, attachments.",` +
+	`"description":"Shows the person a memo (memo_get_memo, fetch), search hits (memo_search) or their tags (tag_list): a memo's text, tags, tasks to tick, attachments.",` +
 	`"mimeType":"` + MIMEType + `"}`
 
 // resourceMeta is the card's _meta in resources/read: no origin outside

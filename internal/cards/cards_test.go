@@ -17,7 +17,7 @@ func TestDecorate(t *testing.T) {
 			`[{"name":"memo_get_memo","title":"Get","_meta":{"ui":{"resourceUri":"ui://memos-mcp-edge/card"}}}]`},
 		{"a ui of its own is replaced", `[{"name":"memo_search","_meta":{"ui":{"resourceUri":"ui://x"},"calls":[]}}]`,
 			`[{"name":"memo_search","_meta":{"ui":{"resourceUri":"ui://memos-mcp-edge/card"},"calls":[]}}]`},
-		{"others as they are", `[{"name":"tag_list", "_meta" : {}},{"name":"memo_edit"}]`, `[{"name":"tag_list", "_meta" : {}},{"name":"memo_edit"}]`},
+		{"others as they are", `[{"name":"search", "_meta" : {}},{"name":"memo_edit"}]`, `[{"name":"search", "_meta" : {}},{"name":"memo_edit"}]`},
 		{"none", `[]`, `[]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

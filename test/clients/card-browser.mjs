@@ -11,6 +11,7 @@
 //           through the host; after an edit elsewhere a second tick is
 //           refused and the box goes back;
 //   search  memo_search's hits;
+//   tags    tag_list's tags, as a cloud;
 //   hostile memo_get_memo of a memo of HTML, a javascript: link and a bidi
 //           override: all of it shown as text, nothing of it run.
 // Screenshots go to SHOTS (memo-card*.png).
@@ -20,7 +21,7 @@
 //
 // Prints "ok <check>" per check; exit status 0 when all passed.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import process from 'node:process';
@@ -99,7 +100,7 @@ async function main() {
   // The card as tools/list names it and resources/read serves it.
   const listed = await rpc('tools/list', {});
   const named = listed.result.tools.filter((t) => t._meta?.ui?.resourceUri).map((t) => t.name).sort();
-  assert.deepEqual(named, ['fetch', 'memo_get_memo', 'memo_search']);
+  assert.deepEqual(named, ['fetch', 'memo_get_memo', 'memo_search', 'tag_list']);
   const uri = listed.result.tools.find((t) => t.name === 'memo_get_memo')._meta.ui.resourceUri;
   const plain = JSON.stringify(await rpc('tools/list', {}, undefined, {}));
   assert.ok(!plain.includes('ui://'), 'a client without the extension sees the card');
@@ -150,7 +151,7 @@ async function main() {
     // the card has rendered there.
     return until(`the ${name} card`, async () => {
       const card = contexts.get(frameId);
-      const shown = card && await evaluate(`!!document.querySelector('article.memo')`, card).catch(() => false);
+      const shown = card && await evaluate(`!!document.querySelector('#card article, #card .cloud')`, card).catch(() => false);
       return shown && card;
     });
   };
@@ -164,6 +165,7 @@ async function main() {
   const shoot = async (file) => {
     const r = await evaluate(`(() => { const r = document.getElementById('card').getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; })()`);
     const shot = await page('Page.captureScreenshot', { format: 'png', clip: { x: r[0] - 8, y: r[1] - 8, width: r[2] + 16, height: r[3] + 16, scale: 1 } });
+    mkdirSync(SHOTS, { recursive: true }); // a make build meanwhile empties build/
     writeFileSync(join(SHOTS, file), Buffer.from(shot.data, 'base64'));
   };
 
@@ -227,6 +229,14 @@ async function main() {
   assert.equal(await evaluate(`[...document.querySelectorAll('input[type=checkbox]')].every((b) => b.disabled)`, card), true);
   await shoot('memo-card-search.png');
   console.log(`ok   memo_search's hits show as a list (${hits.length})`);
+
+  // tag_list's tags as a cloud.
+  cases.tags = { arguments: { limit: 30 }, result: (await callTool('tag_list', { limit: 30 })).result };
+  card = await open('tags');
+  const cloud = await evaluate(`[...document.querySelectorAll('.cloud .tag')].map((t) => t.firstChild.textContent)`, card);
+  assert.ok(cloud.includes(`#${TAG}`) && cloud.includes('#frost'), `the cloud: ${cloud}`);
+  await shoot('memo-card-tags.png');
+  console.log(`ok   tag_list's tags show as a cloud (${cloud.length})`);
 
   // The hostile memo: every piece of it shown, none of it run.
   cases.hostile = { arguments: { memo: HOSTILE }, result: (await callTool('memo_get_memo', { memo: HOSTILE })).result };

@@ -22,7 +22,8 @@ import (
 // Memos (test/clients/card-browser.mjs says what it checks): a memo with
 // tasks, tags, a comment and an image renders; a click on a box ticks the
 // task in Memos; a tick after an edit elsewhere is refused; memo_search's
-// hits show as a list; a hostile memo renders inert and visible. The
+// hits show as a list and tag_list's tags as a cloud; a hostile memo
+// renders inert and visible. The
 // screenshots are kept in build/test-artifacts, and with
 // UPDATE_SCREENSHOTS=1 written to docs/ as well. .ci/run installs
 // Chromium; elsewhere the test says so when it is missing.
@@ -57,7 +58,7 @@ func TestMemoCardInChromium(t *testing.T) {
 		t.Fatalf("card-browser.mjs exited with %d", run.code)
 	}
 	for _, step := range []string{"tools/list names the card", "the card shows the heading", "the image shows", "a click on the first box ticks",
-		"a link opens through the host", "after an edit elsewhere the next tick is refused", "memo_search's", "the hostile memo renders inert", "no console error"} {
+		"a link opens through the host", "after an edit elsewhere the next tick is refused", "memo_search's", "tag_list's tags show as a cloud", "the hostile memo renders inert", "no console error"} {
 		if !strings.Contains(string(run.stdout), "ok   "+step) {
 			t.Errorf("step %q did not pass", step)
 		}
@@ -70,7 +71,7 @@ func TestMemoCardInChromium(t *testing.T) {
 			t.Errorf("Memos holds %q, without %q", content, want)
 		}
 	}
-	for _, shot := range []string{"memo-card.png", "memo-card-search.png", "memo-card-hostile.png"} {
+	for _, shot := range []string{"memo-card.png", "memo-card-search.png", "memo-card-tags.png", "memo-card-hostile.png"} {
 		b, err := os.ReadFile(filepath.Join(shots, shot))
 		if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
 			t.Errorf("no screenshot %s: %v", shot, err)
