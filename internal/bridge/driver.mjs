@@ -119,10 +119,15 @@ export class Gateway {
   // timeoutMs, response (the fetch's promise) } of a GET without a body.
   // When Go asks for exactly that request, it gets that answer instead of a
   // second fetch; the caller aborts it when serve returns.
-  async serve(method, url, headers, body, client, answer = copyAnswer, { early } = {}) {
+  //
+  // waitUntil(promise), when given, keeps the request's context alive for
+  // the upstream requests still under way once it is answered (the
+  // runtime's ctx.waitUntil): a check of the caller made beside the
+  // request, say, which Go goes on to note.
+  async serve(method, url, headers, body, client, answer = copyAnswer, { early, waitUntil } = {}) {
     if (this.dead) throw this.dead;
     const id = (this.nextId = (this.nextId + 1) >>> 0);
-    const r = { queue: [], wake: null, fetches: 0, answer: null, polls: 0, stuck: 0, signal: undefined, early };
+    const r = { queue: [], wake: null, fetches: 0, answer: null, polls: 0, stuck: 0, signal: undefined, early, drained: null, logged: false };
     this.requests.set(id, r);
     try {
       this.call(() => {
@@ -154,12 +159,18 @@ export class Gateway {
           continue;
         }
         // Nothing is under way for this request, so its goroutine waits for
-        // something inside Go: a lock another request holds across an
-        // upstream request, a check of the caller that another request
-        // makes, or the garbage collector. Whatever another request's call
-        // brings it is seen here. Go is polled, from this request's own
-        // context (the runtime cancels a request that waits on nothing of
-        // its own), less often the longer it waits.
+        // something inside Go that another request's call would bring, or
+        // for the garbage collector's workers. The gateway has no such
+        // wait: no request waits for another's upstream request (the check
+        // of a caller, the health probe) or holds a lock across its own.
+        // Should one come back, it is seen here: Go is
+        // polled, from this request's own context (the runtime cancels a
+        // request that waits on nothing of its own), less often the longer
+        // it waits, and the wait is logged once, for tests to find.
+        if (!r.logged) {
+          r.logged = true;
+          console.log(waitedLine);
+        }
         let timer;
         const polled = new Promise((poll) => (timer = setTimeout(poll, Math.min(2 ** r.polls, maxPollMs), "poll")));
         const why = await Promise.race([woken, polled]);
@@ -176,6 +187,7 @@ export class Gateway {
       }
     } finally {
       this.requests.delete(id);
+      if (r.fetches > 0 && waitUntil) waitUntil(new Promise((done) => (r.drained = done)));
       // Go keeps an answer's body until it is released.
       if (r.answer?.pinned && !this.dead) this.exports.mme_release(id);
     }
@@ -215,6 +227,7 @@ export class Gateway {
     r.fetches--;
     this.fetched(f.id, outcome, status, texts, chunks);
     r.wake?.();
+    if (r.fetches === 0) r.drained?.();
   }
 
   // fetched reports the outcome of upstream request id to Go: texts are the
@@ -325,6 +338,10 @@ function sameRequest(early, f) {
   const names = Object.keys(asked);
   return names.length === Object.keys(early.headers).length && names.every((n) => asked[n] === early.headers[n]);
 }
+
+// waitedLine is logged by a request that waits inside Go with nothing of its
+// own under way (see serve).
+const waitedLine = '{"msg":"a request waited inside the gateway with nothing of its own under way"}';
 
 // overMessage is the failure of an upstream request whose request is over.
 const overMessage = "AbortError: the request it was for is over";

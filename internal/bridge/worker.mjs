@@ -127,14 +127,23 @@ function copied(out) {
 }
 
 export default {
-  async fetch(request, env) {
+  async fetch(request, env, ctx) {
     // While the Go program starts, the check of the caller it will make
     // first is under way already (see earlyCheck).
     const early = running === undefined ? earlyCheck(request, env, upstream) : undefined;
+    const mine = gateway === undefined;
     gateway ??= start(env);
     let g;
     try {
-      g = await gateway;
+      // A start another request made may fail for that request's sake (its
+      // client gone while it inflated the data image, say): then this
+      // request starts the program itself, rather than take that failure.
+      const starting = gateway;
+      g = await starting.catch((err) => {
+        if (mine) throw err;
+        if (gateway === starting || gateway === undefined) gateway = start(env);
+        return gateway;
+      });
       // A body over the cap is passed on as its head, for the id of the
       // request it carries (web.BodyHead bytes).
       const body = await readBody(request, g.maxBodyBytes, 1024);
@@ -148,7 +157,7 @@ export default {
         body,
         request,
         (status, headers, out) => new Response(noBody.has(status) ? null : copied(out), { status, headers: headersFromString(headers) }),
-        { early },
+        { early, waitUntil: ctx && ((done) => ctx.waitUntil(done)) },
       );
     } catch (err) {
       if (g?.dead) gateway = undefined; // the next request starts a fresh instance

@@ -7,7 +7,13 @@
 //
 // Memos is asked once per token (GET /api/v1/auth/me); the answer is kept in
 // the isolate's memory for a short time, keyed by a BLAKE2b hash of the token
-// (never the token), in tables of bounded size.
+// (never the token), in tables of bounded size. An acceptance is asked about
+// again before it runs out, beside the request that finds it old, so that a
+// token in steady use never waits for the check. No request waits for
+// another's question to Memos: in the Worker, a request's goroutine woken by
+// another request's upstream answer could only go on when its own request
+// next looked (the driver polls), and would take that request's failure
+// (its client gone, say) for its own.
 package caller
 
 import (
@@ -32,6 +38,7 @@ var ErrRefused = errors.New("Memos does not accept this token")
 // check per DefaultAccepted per isolate.
 const (
 	DefaultAccepted    = 5 * time.Second
+	DefaultRefresh     = 4 * time.Second
 	DefaultRefused     = 5 * time.Second
 	DefaultStale       = 5 * time.Minute
 	DefaultMaxAccepted = 256
@@ -44,6 +51,11 @@ type Options struct {
 	// without asking again; revoking a token in Memos takes effect at /mcp
 	// within this time (at once when a tool call finds it refused).
 	Accepted time.Duration
+	// Refresh is the age at which an acceptance is asked about again
+	// while it still stands: the first request to find it that old asks
+	// Memos beside its own work. At Accepted or above, nothing is asked
+	// ahead.
+	Refresh time.Duration
 	// Refused is how long a refused token is answered without asking again.
 	Refused time.Duration
 	// Stale is how long after Accepted an accepted answer still stands in
@@ -69,10 +81,10 @@ type Verifier struct {
 	check Check
 	opts  Options
 
-	mu       sync.Mutex
-	accepted map[key]entry
-	refused  map[key]entry
-	flights  map[key]*flight
+	mu         sync.Mutex
+	accepted   map[key]entry
+	refused    map[key]entry
+	refreshing map[key]bool // acceptances being asked about again
 }
 
 // key is the BLAKE2b-256 hash of a token.
@@ -83,17 +95,10 @@ type entry struct {
 	at   time.Time // when Memos answered
 }
 
-// flight is a question to Memos under way, which later callers with the same
-// token wait for instead of asking again.
-type flight struct {
-	done chan struct{}
-	user string
-	err  error
-}
-
 // New returns a Verifier that asks check.
 func New(check Check, opts Options) *Verifier {
 	opts.Accepted = orDefault(opts.Accepted, DefaultAccepted)
+	opts.Refresh = orDefault(opts.Refresh, min(DefaultRefresh, opts.Accepted*4/5))
 	opts.Refused = orDefault(opts.Refused, DefaultRefused)
 	opts.Stale = orDefault(opts.Stale, DefaultStale)
 	opts.MaxAccepted = orDefault(opts.MaxAccepted, DefaultMaxAccepted)
@@ -102,7 +107,7 @@ func New(check Check, opts Options) *Verifier {
 		opts.Now = time.Now
 	}
 	return &Verifier{check: check, opts: opts,
-		accepted: map[key]entry{}, refused: map[key]entry{}, flights: map[key]*flight{}}
+		accepted: map[key]entry{}, refused: map[key]entry{}, refreshing: map[key]bool{}}
 }
 
 func orDefault[T int | time.Duration](v, def T) T {
@@ -115,11 +120,23 @@ func orDefault[T int | time.Duration](v, def T) T {
 // Verify returns the resource name of the user token belongs to. The error
 // wraps ErrRefused when Memos refused the token; any other error is Memos'
 // failure to answer (the caller must then not forward the token).
+//
+// An acceptance older than Options.Refresh is returned at once, and the
+// first request to find it so asks Memos again in a goroutine of its own,
+// started with go: ctx must carry the request, and not end when the request
+// is answered (the Worker's entry module keeps an upstream request under way
+// past its answer: see the bridge). A request with no answer that stands
+// asks Memos itself, even while another does the same: it never waits for
+// another's question, nor takes its failure.
 func (v *Verifier) Verify(ctx context.Context, token string) (string, error) {
 	k := key(blake2b.Sum256([]byte(token)))
 	now := v.opts.Now()
 	v.mu.Lock()
 	if e, ok := v.accepted[k]; ok && now.Sub(e.at) < v.opts.Accepted {
+		if now.Sub(e.at) >= v.opts.Refresh && !v.refreshing[k] {
+			v.refreshing[k] = true // bounded by the table of acceptances
+			go v.ask(context.WithoutCancel(ctx), k, token)
+		}
 		v.mu.Unlock()
 		return e.user, nil
 	}
@@ -127,23 +144,8 @@ func (v *Verifier) Verify(ctx context.Context, token string) (string, error) {
 		v.mu.Unlock()
 		return "", ErrRefused
 	}
-	f, asking := v.flights[k]
-	if !asking {
-		f = &flight{done: make(chan struct{})}
-		v.flights[k] = f
-	}
 	v.mu.Unlock()
-	if asking {
-		select {
-		case <-f.done:
-			return f.user, f.err
-		case <-ctx.Done():
-			return "", ctx.Err()
-		}
-	}
-	f.user, f.err = v.ask(ctx, k, token)
-	close(f.done)
-	return f.user, f.err
+	return v.ask(ctx, k, token)
 }
 
 // ask asks Memos about the token of k and records the answer.
@@ -152,7 +154,7 @@ func (v *Verifier) ask(ctx context.Context, k key, token string) (string, error)
 	now := v.opts.Now()
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	delete(v.flights, k)
+	delete(v.refreshing, k)
 	switch {
 	case err == nil && user != "":
 		delete(v.refused, k)

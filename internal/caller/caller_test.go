@@ -86,7 +86,9 @@ func TestVerify(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, c := newMemos(map[string]string{"good": "users/alice"}), newClock()
-			v := New(m.check, Options{Now: c.Now})
+			// No refreshing ahead here (TestRefreshAhead): each check is
+			// the request's own.
+			v := New(m.check, Options{Now: c.Now, Refresh: DefaultAccepted})
 			for i, s := range tc.steps {
 				c.advance(s.advance)
 				m.down.Store(s.down)
@@ -170,15 +172,18 @@ func TestKeyedByHash(t *testing.T) {
 	}
 }
 
-// Requests that bring the same new token at the same time share one check.
-// In the bubble, Wait returns once every request blocks: on the check under
-// way, or in it.
-func TestConcurrentShareOneCheck(t *testing.T) {
+// Requests that bring the same new token at the same time each ask Memos,
+// none waiting for another's question: one whose question fails (its client
+// gone, Memos unreachable for it) fails alone. In the bubble, Wait returns
+// once every request blocks in its own check.
+func TestConcurrentAskOnTheirOwn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		release := make(chan struct{})
 		var asked atomic.Int64
-		v := New(func(context.Context, string) (string, error) {
-			asked.Add(1)
+		v := New(func(ctx context.Context, _ string) (string, error) {
+			if asked.Add(1) == 1 {
+				return "", errDown // the first to ask gets no answer
+			}
 			<-release
 			return "users/alice", nil
 		}, Options{})
@@ -192,10 +197,52 @@ func TestConcurrentShareOneCheck(t *testing.T) {
 			})
 		}
 		synctest.Wait()
+		if asked.Load() != 20 {
+			t.Errorf("%d checks under way, want 20", asked.Load())
+		}
 		close(release)
 		wg.Wait()
-		if asked.Load() != 1 || failed.Load() != 0 {
-			t.Errorf("%d checks, %d failures; want 1, 0", asked.Load(), failed.Load())
+		if failed.Load() != 1 {
+			t.Errorf("%d failures; want the one whose own check failed", failed.Load())
+		}
+	})
+}
+
+// An acceptance older than Refresh is answered at once, and the first
+// request to find it so asks Memos again beside it, once, even after that
+// request's context ends; the new answer then stands: a token in steady use
+// never waits for the check. A refusal found so is taken at once.
+func TestRefreshAhead(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m, c := newMemos(map[string]string{"good": "users/alice"}), newClock()
+		v := New(m.check, Options{Now: c.Now})
+		v.Verify(t.Context(), "good")
+		c.advance(DefaultRefresh)
+		for range 3 {
+			ctx, cancel := context.WithCancel(t.Context())
+			user, err := v.Verify(ctx, "good")
+			cancel() // the request is answered
+			if user != "users/alice" || err != nil {
+				t.Fatalf("an acceptance old enough to refresh: %q, %v", user, err)
+			}
+		}
+		synctest.Wait()
+		if m.calls() != 2 {
+			t.Fatalf("%d checks, want the first and one refresh", m.calls())
+		}
+		// Refreshed: it stands for another Accepted from then.
+		c.advance(DefaultAccepted - time.Millisecond)
+		_, err := v.Verify(t.Context(), "good")
+		synctest.Wait()
+		if err != nil || m.calls() != 3 {
+			t.Errorf("after the refresh: %v after %d checks; want accepted, and refreshed again (3)", err, m.calls())
+		}
+		delete(m.users, "good") // deleted in Memos; the next refresh finds it
+		c.advance(DefaultRefresh)
+		v.Verify(t.Context(), "good")
+		synctest.Wait()
+		if _, err := v.Verify(t.Context(), "good"); !errors.Is(err, ErrRefused) || m.calls() != 4 {
+			t.Errorf("after a refresh that found the token refused: %v after %d checks; want refused after 4", err, m.calls())
 		}
 	})
 }

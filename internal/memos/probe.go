@@ -36,22 +36,32 @@ const healthTTL = 10 * time.Second
 
 // healthCache holds the last probe's findings for Health.
 type healthCache struct {
-	mu     sync.Mutex // held while probing, so that one probe runs at a time
-	status Status
-	at     time.Time
+	mu      sync.Mutex
+	status  Status
+	at      time.Time
+	probing bool // a probe is under way
 }
 
 // Health returns what a probe of the instance found, probing at most once
-// per healthTTL.
+// per healthTTL. While a probe is under way, the findings of the last one
+// stand in; only before any has ended does a request probe on its own
+// rather than wait for another's (in the Worker a request cannot wait for
+// another's upstream request without polling for it).
 func (c *Client) Health(ctx context.Context) Status {
-	c.health.mu.Lock()
-	defer c.health.mu.Unlock()
-	if !c.health.at.IsZero() && time.Since(c.health.at) < healthTTL {
-		return c.health.status
+	h := &c.health
+	h.mu.Lock()
+	if !h.at.IsZero() && (h.probing || time.Since(h.at) < healthTTL) {
+		defer h.mu.Unlock()
+		return h.status
 	}
+	h.probing = true
+	h.mu.Unlock()
 	st := c.Probe(ctx)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.probing = false
 	if ctx.Err() == nil { // a caller that hung up learnt nothing worth keeping
-		c.health.status, c.health.at = st, time.Now()
+		h.status, h.at = st, time.Now()
 	}
 	return st
 }

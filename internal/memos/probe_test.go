@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
@@ -133,6 +135,47 @@ func TestHealthIsCached(t *testing.T) {
 	if n := len(doer.requests()); n != 2 {
 		t.Errorf("%d probes after the cache expired, want 2", n)
 	}
+}
+
+// While a probe is under way, /healthz answers with the last probe's
+// findings at once, not after that probe: no request waits for another's
+// upstream request.
+func TestHealthWaitsForNoOtherProbe(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		doer := &gatedDoer{gate: make(chan struct{}), resp: &web.Response{Status: 200, Header: web.Header{"content-type": "application/json"}, Body: []byte(`{"version":"0.30.0"}`)}}
+		c := New(testOptions(), doer)
+		close(doer.gate)
+		c.Health(t.Context())
+		doer.gate = make(chan struct{})
+		c.health.at = time.Now().Add(-healthTTL) // as if healthTTL had passed
+		go c.Health(t.Context())                 // probes, and waits for Memos
+		synctest.Wait()
+		if !c.health.mu.TryLock() {
+			close(doer.gate)
+			t.Fatal("the health cache is locked while a probe waits for Memos")
+		}
+		c.health.mu.Unlock()
+		if s := c.Health(t.Context()); s.MemosVersion != "0.30.0" {
+			t.Errorf("status while a probe is under way: %+v", s)
+		}
+		close(doer.gate)
+		if n := doer.asked.Load(); n != 2 {
+			t.Errorf("%d probes, want 2", n)
+		}
+	})
+}
+
+// gatedDoer answers every request with resp once gate is closed.
+type gatedDoer struct {
+	gate  chan struct{}
+	resp  *web.Response
+	asked atomic.Int64
+}
+
+func (d *gatedDoer) Do(ctx context.Context, _ *web.Request) (*web.Response, error) {
+	d.asked.Add(1)
+	<-d.gate
+	return d.resp, nil
 }
 
 // The health check, and the release check of a source build, pass

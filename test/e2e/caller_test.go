@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -278,6 +279,60 @@ func TestVerifiedCallersColdStart(t *testing.T) {
 	}
 	if got := access.with(real); !slices.Equal(got, []string{"/api/v1/auth/me", "/api/v1/memos"}) {
 		t.Errorf("passed Access with the real token: %v; want /api/v1/auth/me, then /api/v1/memos", got)
+	}
+}
+
+// The first requests of an isolate, all at once with one token, wait for
+// nothing of another's: each asks Memos about its caller itself (at most one
+// question each), none waits inside the gateway for another's work (the
+// driver logs such a wait), and each is answered. Then, with the caller
+// remembered, the same burst asks Memos nothing.
+func TestConcurrentFirstRequests(t *testing.T) {
+	proxy := startFaultProxy(t)
+	gw := startGateway(t, harness.WorkerOptions{Twin: true, ColdTwin: true, Vars: map[string]string{"MEMOS_URL": proxy.URL()}})
+	// Slow checks, so that the requests overlap in them.
+	proxy.set(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/v1/auth/me" {
+			time.Sleep(300 * time.Millisecond)
+		}
+		proxy.pass.ServeHTTP(w, r)
+	})
+	const n = 24
+	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: n}}
+	burst := func() []error {
+		return simultaneously(n, func(i int) error {
+			req, _ := http.NewRequest("POST", gw.TwinURL+"/mcp", strings.NewReader(listBody))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+			req.Header.Set("Authorization", "Bearer "+memos.Token)
+			resp, err := client.Do(req)
+			if err != nil {
+				return err
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != 200 || !gjson.GetBytes(b, "result.tools.#").Exists() {
+				return fmt.Errorf("%d %.200s", resp.StatusCode, b)
+			}
+			return nil
+		})
+	}
+	checks := func() int {
+		proxy.mu.Lock()
+		defer proxy.mu.Unlock()
+		return strings.Count(strings.Join(proxy.paths, " ")+" ", "/api/v1/auth/me ")
+	}
+	reportErrors(t, "cold", burst())
+	if got := checks(); got < 1 || got > n {
+		t.Errorf("%d checks of the caller for %d first requests; want 1 to %d", got, n, n)
+	}
+	before := checks()
+	reportErrors(t, "warm", burst())
+	if got := checks() - before; got > 1 {
+		t.Errorf("%d checks of a remembered caller for %d requests; want at most one, ahead of its expiry", got, n)
+	}
+	if strings.Contains(gw.Log(), "a request waited inside the gateway") {
+		t.Error("a request waited inside the gateway for another's work")
 	}
 }
 

@@ -111,7 +111,7 @@ async function get(path, init = {}) {
   const answer = await gateway.serve(init.method ?? "GET", `http://gw${path}`, headers, body, { signal: init.signal }, (status, headers, body) => {
     assert.equal(current, id, `the answer to request ${id} (${path}) made in request ${current}'s context`);
     return { status, headers, body: body.slice() };
-  }, { early: init.early });
+  }, { early: init.early, waitUntil: init.waitUntil });
   served++;
   return { status: answer.status, headers: answer.headers, text: decoder.decode(answer.body) };
 }
@@ -152,6 +152,16 @@ for (const [from, first] of [["go", "200 made early early"], ["js", "200 0 body 
   r = await get("/sequence", { id, early: earlyFor(id, from) });
   assert.equal(r.text, `${first};200 1 body 1;200 2 body 2;`, `early request from ${JSON.stringify(from)}`);
 }
+
+// An upstream request still under way when its request is answered is
+// handed to waitUntil, which the runtime keeps the request's context alive
+// for, and Go gets its outcome.
+let kept;
+r = await get("/behind", { waitUntil: (p) => (kept = p) });
+assert.equal(r.status, 200);
+assert.ok(kept instanceof Promise, "nothing handed to waitUntil");
+await kept;
+assert.equal((await get("/behind-result")).text, "body behind");
 
 // An answer over the fetcher's MaxBytes is refused: a streamed one as soon
 // as it passes the cap, a declared one before any of it is read.

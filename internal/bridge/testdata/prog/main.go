@@ -23,6 +23,7 @@ var held sync.Mutex
 var (
 	gate    = make(chan struct{}) // closed by /open, which /wait waits for
 	garbage []byte
+	behind  chan string // the outcome of /behind's upstream request
 )
 
 func main() {
@@ -79,6 +80,23 @@ func main() {
 			text = strconv.FormatBool(errors.Is(err, web.ErrTimeout)) + "; " + strconv.FormatBool(ctx.Err() != nil)
 		case "/cancel": // an upstream request its client gives up on, then the context
 			text = get("http://upstream/never") + "; " + strconv.FormatBool(ctx.Err() != nil)
+		case "/behind": // answered at once, an upstream request going on beside it
+			done := make(chan string, 1)
+			behind = done
+			go func() {
+				resp, err := fetcher.Do(context.WithoutCancel(ctx), upstream(req, "http://upstream/behind", 0))
+				if err != nil {
+					done <- "error: " + err.Error()
+					return
+				}
+				done <- string(resp.Body)
+			}()
+		case "/behind-result":
+			select {
+			case text = <-behind:
+			default:
+				text = "not yet"
+			}
 		case "/large": // over MaxBytes, streamed, then declared
 			text = get("http://upstream/large") + "; " + get("http://upstream/declared")
 		default:
