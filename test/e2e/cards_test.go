@@ -108,3 +108,42 @@ func gardenPicture(t *testing.T) []byte {
 	}
 	return b.Bytes()
 }
+
+// The MCP Inspector, a client that knows MCP Apps, finds the card when it
+// claims the extension in the 2026-07-28 era (--advertise-apps --app-info):
+// memo_get_memo has an App, whose resource it reads. In the legacy era the
+// claim is made in initialize only, which the stateless endpoint does not
+// keep, and in either era without the claim there is no App.
+func TestInspectorFindsTheCard(t *testing.T) {
+	for _, tc := range []struct {
+		era       string
+		advertise bool
+		want      bool
+	}{
+		{"modern", true, true},
+		{"modern", false, false},
+		{"legacy", true, false},
+	} {
+		t.Run(fmt.Sprintf("%s advertise=%v", tc.era, tc.advertise), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			defer cancel()
+			home := t.TempDir()
+			args := []string{"--cli", worker.URL + "/mcp", "--transport", "http", "--protocol-era", tc.era,
+				"--method", "tools/list", "--app-info", "--format", "json", "--header", "Authorization: Bearer " + memos.Token}
+			if tc.advertise {
+				args = append(args, "--advertise-apps")
+			}
+			run := runNode(t, ctx, home, []string{"HOME=" + home}, inspector, args...)
+			// One JSON line a tool: the four the card shows have it.
+			apps, want := strings.Count(string(run.stdout), `"hasApp":true,`), 0
+			if tc.want {
+				want = 4
+			}
+			cards := strings.Count(string(run.stdout), `"resourceUri":"ui://memos-mcp-edge/card","csp":{"connectDomains":[],"resourceDomains":[],"frameDomains":[],"baseUriDomains":[]}`)
+			if run.code != 0 || apps != want || cards != want {
+				t.Errorf("inspector exit %d (%s): %d tools with an App, %d with the card read, want %d\n%.3000s\n%s",
+					run.code, inspectorExits[run.code], apps, cards, want, run.stdout, run.stderr)
+			}
+		})
+	}
+}
