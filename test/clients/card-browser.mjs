@@ -10,6 +10,7 @@
 //           bytes; a click on a box ticks the task in Memos; a link opens
 //           through the host; after an edit elsewhere a second tick is
 //           refused and the box goes back;
+//   fetch   fetch's memo, as the same card;
 //   search  memo_search's hits;
 //   tags    tag_list's tags, as a cloud;
 //   hostile memo_get_memo of a memo of HTML, a javascript: link and a bidi
@@ -170,6 +171,7 @@ async function main() {
   };
 
   // The memo with tasks, tags, a comment and an image.
+  const id = GARDEN.replace(/^memos\//, '');
   cases.garden = { arguments: { memo: GARDEN }, result: (await callTool('memo_get_memo', { memo: GARDEN })).result };
   let card = await open('garden');
   const seen = await evaluate(`({
@@ -207,7 +209,6 @@ async function main() {
   console.log('ok   a link opens through the host (ui/open-link), not in the card');
 
   // Someone edits the memo elsewhere: the card's next tick is refused.
-  const id = GARDEN.replace(/^memos\//, '');
   const current = await (await fetch(`${MEMOS_URL}/api/v1/memos/${id}`, { headers: { authorization: `Bearer ${TOKEN}` } })).json();
   const patched = await fetch(`${MEMOS_URL}/api/v1/memos/${id}?updateMask=content`, {
     method: 'PATCH', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
@@ -219,6 +220,21 @@ async function main() {
   assert.match(refused, /^Not changed: /);
   assert.equal(await evaluate(`document.querySelector('input[data-task="2"]').checked`, card), false);
   console.log(`ok   after an edit elsewhere the next tick is refused and shown: ${refused.slice(0, 100)}`);
+
+  // fetch's memo: the same card, its link the answer's url.
+  cases.fetch = { arguments: { id }, result: (await callTool('fetch', { id })).result };
+  card = await open('fetch');
+  const fetched = await evaluate(`({
+    heading: document.querySelector('.text h1')?.textContent,
+    boxes: [...document.querySelectorAll('input[type=checkbox]')].map((b) => b.checked && !b.disabled),
+    link: document.querySelector('.foot a')?.getAttribute('href'),
+    files: [...document.querySelectorAll('.file span')].map((f) => f.textContent),
+  })`, card);
+  assert.equal(fetched.heading, 'Garden plan');
+  assert.deepEqual(fetched.boxes, [true, true, false]);
+  assert.equal(fetched.link, cases.fetch.result.structuredContent?.url ?? JSON.parse(cases.fetch.result.content[0].text).url);
+  assert.deepEqual(fetched.files, ['beds.png']);
+  console.log('ok   fetch\'s memo shows as the same card');
 
   // The results list.
   calls.length = 0;

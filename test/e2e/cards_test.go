@@ -58,7 +58,7 @@ func TestMemoCardInChromium(t *testing.T) {
 		t.Fatalf("card-browser.mjs exited with %d", run.code)
 	}
 	for _, step := range []string{"tools/list names the card", "the card shows the heading", "the image shows", "a click on the first box ticks",
-		"a link opens through the host", "after an edit elsewhere the next tick is refused", "memo_search's", "tag_list's tags show as a cloud", "the hostile memo renders inert", "no console error"} {
+		"a link opens through the host", "after an edit elsewhere the next tick is refused", "fetch's memo", "memo_search's", "tag_list's tags show as a cloud", "the hostile memo renders inert", "no console error"} {
 		if !strings.Contains(string(run.stdout), "ok   "+step) {
 			t.Errorf("step %q did not pass", step)
 		}
