@@ -113,12 +113,12 @@ export class Gateway {
   // It is read only when the request goes upstream; a request answered at
   // once never needs it, and the runtime makes it on first use.
   //
-  // early, when given, is an upstream request already under way for this
-  // request, made before Go could ask for it (the entry module's check of
-  // the caller at a cold start): { binding, url, headers (an object),
+  // early, when given, lists upstream requests already under way for this
+  // request, made before Go could ask for them (the entry module's check of
+  // the caller at a cold start): each { binding, url, headers (an object),
   // timeoutMs, response (the fetch's promise) } of a GET without a body.
-  // When Go asks for exactly that request, it gets that answer instead of a
-  // second fetch; the caller aborts it when serve returns.
+  // When Go asks for exactly one of them, it gets that answer instead of a
+  // second fetch; the caller aborts them when serve returns.
   //
   // waitUntil(promise), when given, keeps the request's context alive for
   // the upstream requests still under way once it is answered (the
@@ -200,8 +200,8 @@ export class Gateway {
     let texts = [""];
     let chunks = [];
     let status = 0;
-    const early = r.early !== undefined && sameRequest(r.early, f) ? r.early : undefined;
-    if (early) r.early = undefined; // taken once
+    const i = r.early?.findIndex((e) => sameRequest(e, f)) ?? -1;
+    const early = i >= 0 ? r.early.splice(i, 1)[0] : undefined; // taken once
     try {
       const signals = f.timeoutMs > 0 ? [AbortSignal.timeout(f.timeoutMs)] : [];
       if (r.signal) signals.push(r.signal);

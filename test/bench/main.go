@@ -28,7 +28,9 @@
 //
 // Beside the JavaScript baselines, an empty Go program served through the
 // same entry module and bridge (test/bench/emptygo) shows what Go itself
-// costs: its size (row 1), cold start (row 2) and latency (row 3).
+// costs: its size (row 1), cold start (row 2) and latency (row 3); row 2
+// starts it a second way too, asking Memos once before it answers (the one
+// upstream request the gateway's first answer needs, in series).
 package main
 
 import (
@@ -63,14 +65,23 @@ func main() {
 	pair := flag.Bool("pair", false, "instead of the table, compare the cold start of the builds named (folders make build wrote), side by side")
 	calls := flag.Bool("calls", false, "instead of the table, compare the warm tools/call and tools/list latency of the builds named, side by side, under workerd alone")
 	compiled := flag.Bool("compiled", false, "instead of the table, count the machine code V8 makes from a cold start to the first answer, for the builds named and the empty Go program (Linux)")
+	coldRow := flag.Bool("cold", false, "instead of the table, measure row 2's cold starts under workerd alone (binary configuration) alone: the gateway of build/ against both empty Go programs and the builds named, -rounds rounds")
 	leaseRow := flag.Bool("lease", false, "instead of the table, measure row 10 alone: the memo lock's cost per write under workerd alone (needs no Memos)")
-	rounds := flag.Int("rounds", 100, "with -pair or -calls: how many rounds (-calls: 10× as many requests)")
+	delay := flag.Duration("delay", 0, "with -cold: hold each request to Memos this long (an instance farther away than loopback)")
+	rounds := flag.Int("rounds", 100, "with -pair, -calls or -cold: how many rounds (-calls: 10× as many requests)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *pair {
 		if err := pairColdStarts(ctx, flag.Args(), *rounds, os.Stdout); err != nil {
 			fmt.Fprintf(os.Stderr, "bench -pair: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *coldRow {
+		if err := coldOnly(ctx, flag.Args(), *rounds, *delay, os.Stdout); err != nil {
+			fmt.Fprintf(os.Stderr, "bench -cold: %v\n", err)
 			os.Exit(1)
 		}
 		return

@@ -28,6 +28,8 @@ type results struct {
 	firstGo, firstJS    sample // the request that got the first answer
 	coldEmpty           sample // the same for the empty Go program
 	firstEmpty          sample
+	coldCheck           sample // the empty Go program asking Memos once first
+	firstCheck          sample
 	coldGoText          sample // the gateway's, with workerd's text configuration
 	coldEmptyText       sample // the empty Go program's, same
 	devGo, devJS        sample // new wrangler dev → first /mcp answer
@@ -520,11 +522,13 @@ func (b *bench) coldStarts(ctx context.Context, r *results, floor workerDir, com
 	progress("row 2: cold starts, %d new workerd (binary configuration), %d (text) and %d new wrangler dev per Worker, in turns",
 		workerdStarts, workerdStarts, devStarts)
 	emptyVars := map[string]string{"ANSWER_BYTES": "64"}
+	checkVars := map[string]string{"ANSWER_BYTES": "64", "CHECK_URL": b.memos.URL}
 	start := func(t coldTarget) (*worker, error) { return t.w.workerd(b.root, compat, t.vars) }
 	err := b.coldRounds(ctx, r, workerdStarts, start,
 		coldTarget{b.gateway, b.vars, &r.coldGo, &r.firstGo},
 		coldTarget{floor, nil, &r.coldJS, &r.firstJS},
-		coldTarget{b.empty, emptyVars, &r.coldEmpty, &r.firstEmpty})
+		coldTarget{b.empty, emptyVars, &r.coldEmpty, &r.firstEmpty},
+		coldTarget{b.empty, checkVars, &r.coldCheck, &r.firstCheck})
 	if err != nil {
 		return err
 	}

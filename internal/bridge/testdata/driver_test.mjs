@@ -149,7 +149,7 @@ const earlyFor = (id, from) => ({
 });
 for (const [from, first] of [["go", "200 made early early"], ["js", "200 0 body 0"], ["go ", "200 0 body 0"]]) {
   const id = ++nextId;
-  r = await get("/sequence", { id, early: earlyFor(id, from) });
+  r = await get("/sequence", { id, early: [earlyFor(id, from)] });
   assert.equal(r.text, `${first};200 1 body 1;200 2 body 2;`, `early request from ${JSON.stringify(from)}`);
 }
 
