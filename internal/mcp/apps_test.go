@@ -46,11 +46,13 @@ func postModern(h *Handler, method, name, params, caps string) *web.Response {
 
 // A client that declares MCP Apps in 2026-07-28 gets the card named in
 // the _meta of the tools it shows, listed first among the resources and
-// the extension among the capabilities; every other client (one without
-// the extension, one of a legacy era, whose later requests cannot say,
-// one declaring another type of view) gets tools/list, resources/list and
-// server/discover byte for byte as with the cards off, and the cards off
-// give no ui:// resource to anybody.
+// the extension among the capabilities; every other client of 2026-07-28
+// (one without the extension, one declaring another type of view) gets
+// tools/list, resources/list and server/discover byte for byte as with the
+// cards off. A legacy client, whose later requests cannot say what it
+// declared, finds the card named in tools/list and not listed among the
+// resources; initialize names the extension to one that declares it
+// there, and to no other. The cards off give no ui:// to anybody.
 func TestAppsOnlyForClientsThatDeclareThem(t *testing.T) {
 	on, off := appsHandler(false), appsHandler(true)
 	for _, caps := range []string{withoutUI, otherUI} {
@@ -61,12 +63,23 @@ func TestAppsOnlyForClientsThatDeclareThem(t *testing.T) {
 			}
 		}
 	}
-	for _, body := range []string{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, listResources,
-		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":` + withUI + `}}}`,
-		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":` + withUI + `,"clientInfo":{"name":"c","version":"1"}}}`} {
+	initialize := func(caps string) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":` + caps + `,"clientInfo":{"name":"c","version":"1"}}}`
+	}
+	for _, body := range []string{listResources, initialize(withoutUI), initialize(otherUI)} {
 		if got, want := post(on, memostest.Token, body), post(off, memostest.Token, body); string(got.Body) != string(want.Body) {
 			t.Errorf("legacy %s: %s, want as with the cards off: %s", body, got.Body, want.Body)
 		}
+	}
+	legacy := rawjson.ParseBytes(post(on, memostest.Token, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`).Body).Get("result").Get("tools")
+	if got := legacy.Array()[0]; got.Get("name").Str != "memo_get_memo" || got.Get("_meta").Get("ui").Get("resourceUri").Str != cards.URI {
+		t.Errorf("legacy tools/list: %s, want the card named", legacy.Raw)
+	}
+	if caps := rawjson.ParseBytes(post(on, memostest.Token, initialize(withUI)).Body).Get("result").Get("capabilities"); !caps.Get("extensions").Get(cards.Extension).IsObject() {
+		t.Errorf("initialize declaring the extension: capabilities %s", caps.Raw)
+	}
+	if got := post(off, memostest.Token, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`).Body; strings.Contains(string(got), "ui://") {
+		t.Errorf("legacy tools/list with the cards off: %s", got)
 	}
 
 	tools := rawjson.ParseBytes(postModern(on, "tools/list", "", "", withUI).Body).Get("result").Get("tools")

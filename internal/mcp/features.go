@@ -23,13 +23,17 @@ type Resources interface {
 }
 
 // Apps serves the views of the MCP Apps extension (SEP-1865): ui://
-// resources that a host shows the person beside a tool's result. Only a
-// client that declares the extension sees them named in tools/list and
-// listed in resources/list; that is one of the 2026-07-28 era, whose
-// every request carries the client's capabilities. A legacy client
-// declares its capabilities in initialize alone, which this stateless
-// endpoint does not remember, so its later requests cannot say: it is
-// served as a client without the extension, and nothing changes for it.
+// resources that a host shows the person beside a tool's result. A client
+// of the 2026-07-28 era, whose every request carries its capabilities,
+// sees them named in tools/list and listed in resources/list only when it
+// declares the extension. A legacy client declares its capabilities in
+// initialize alone, which this stateless endpoint does not remember, so
+// its later requests cannot say: every legacy client finds the views
+// named in tools/list (_meta, which hosts keep from the model and hosts
+// without the extension pass by), so that the hosts that render them
+// (Claude, ChatGPT and VS Code speak the legacy eras) can, and none finds
+// them in resources/list. initialize answers with the extension to a
+// client that declares it there.
 type Apps interface {
 	// Extension returns the extension's name, for the capabilities.
 	Extension() string
@@ -48,10 +52,17 @@ type Apps interface {
 // viewScheme starts the URI of every view of Apps.
 const viewScheme = "ui://"
 
-// apps reports whether c is from a client that declares the extension of
-// Apps.
+// apps reports whether c is from a client of 2026-07-28 that declares the
+// extension of Apps.
 func (h *Handler) apps(c *call) bool {
 	return h.opts.Apps != nil && c.modern && h.opts.Apps.Declared(c.msg.Params.Get("_meta").Get(metaClientCaps))
+}
+
+// views reports whether c's tools/list names the views of Apps: for a
+// client of 2026-07-28 that declares the extension, and for every legacy
+// client (see Apps).
+func (h *Handler) views(c *call) bool {
+	return h.opts.Apps != nil && (!c.modern || h.apps(c))
 }
 
 // appsCapability is the member of capabilities.extensions that says the

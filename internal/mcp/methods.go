@@ -49,13 +49,14 @@ func init() { methods = methodTable() }
 func methodTable() []method {
 	return []method{
 		{name: "initialize", era: legacyOnly, serve: func(h *Handler, ctx context.Context, c *call) reply {
-			return h.ok(c, h.initializeResult(ctx, c.msg.Params.Get("protocolVersion").String()))
+			apps := h.opts.Apps != nil && h.opts.Apps.Declared(c.msg.Params.Get("capabilities"))
+			return h.ok(c, h.initializeResult(ctx, c.msg.Params.Get("protocolVersion").String(), apps))
 		}},
 		{name: "ping", era: legacyOnly, serve: func(h *Handler, _ context.Context, c *call) reply { return h.ok(c, []byte(`{}`)) }},
 		{name: "server/discover", era: modernOnly, serve: func(h *Handler, ctx context.Context, c *call) reply { return h.ok(c, h.discoverResult(ctx, h.apps(c))) }},
 		{name: "notifications/initialized"},
 		{name: "notifications/cancelled"},
-		{name: "tools/list", serve: func(h *Handler, ctx context.Context, c *call) reply { return h.ok(c, h.toolsList(ctx, h.apps(c))) }},
+		{name: "tools/list", serve: func(h *Handler, ctx context.Context, c *call) reply { return h.ok(c, h.toolsList(ctx, h.views(c))) }},
 		{name: "tools/call", serve: (*Handler).toolsCall, asksMemos: true, nameParam: "name"},
 		{name: "resources/templates/list", served: servesResources, serve: func(h *Handler, _ context.Context, c *call) reply { return h.ok(c, h.templates()) }},
 		{name: "resources/list", served: servesResources, serve: (*Handler).resourcesList, asksMemos: true},
@@ -136,10 +137,13 @@ func memberSeparator(result []byte) []byte {
 
 var comma = []byte(",")
 
-func (h *Handler) initializeResult(ctx context.Context, requested string) []byte {
+// initializeResult is initialize's result; apps: the client declares the
+// extension of Apps, which the capabilities then name.
+func (h *Handler) initializeResult(ctx context.Context, requested string, apps bool) []byte {
 	b := []byte(`{"protocolVersion":`)
 	b = rawjson.AppendString(b, negotiate(requested))
-	b = append(b, `,"capabilities":`+h.capabilities+`,"serverInfo":`...)
+	b = h.appendCapabilities(append(b, `,"capabilities":`...), apps)
+	b = append(b, `,"serverInfo":`...)
 	b = append(b, h.serverInfo...)
 	return append(h.appendInstructions(ctx, b), '}')
 }
@@ -148,16 +152,23 @@ func (h *Handler) initializeResult(ctx context.Context, requested string) []byte
 // different tools, and so different instructions, it may be reused only
 // under the same authorization, as tools/list.
 func (h *Handler) discoverResult(ctx context.Context, apps bool) []byte {
-	b := []byte(`{"supportedVersions":` + supportedJSON + `,"capabilities":` + h.capabilities)
-	if apps {
-		b = append(append(b[:len(b)-1], `,"extensions":{`...), h.appsCapability()...)
-	}
+	b := h.appendCapabilities([]byte(`{"supportedVersions":`+supportedJSON+`,"capabilities":`), apps)
 	b = h.appendInstructions(ctx, b)
 	cache := cacheStatic
 	if h.opts.Instructions != nil && h.opts.ReadOnlyTools != nil {
 		cache = cacheGrant
 	}
 	return append(append(append(b, ','), cache...), '}')
+}
+
+// appendCapabilities appends the server's capabilities, with the
+// extension of Apps when apps.
+func (h *Handler) appendCapabilities(b []byte, apps bool) []byte {
+	b = append(b, h.capabilities...)
+	if apps {
+		b = append(append(b[:len(b)-1], `,"extensions":{`...), h.appsCapability()...)
+	}
+	return b
 }
 
 // appendInstructions appends the instructions member for the caller's

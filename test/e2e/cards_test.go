@@ -111,9 +111,10 @@ func gardenPicture(t *testing.T) []byte {
 
 // The MCP Inspector, a client that knows MCP Apps, finds the card when it
 // claims the extension in the 2026-07-28 era (--advertise-apps --app-info):
-// memo_get_memo has an App, whose resource it reads. In the legacy era the
-// claim is made in initialize only, which the stateless endpoint does not
-// keep, and in either era without the claim there is no App.
+// the four tools have an App, whose resource it reads; without the claim
+// there is none. In the legacy era the claim is made in initialize only,
+// which the stateless endpoint does not keep, so the card is named for
+// every client, with the claim or without.
 func TestInspectorFindsTheCard(t *testing.T) {
 	for _, tc := range []struct {
 		era       string
@@ -122,7 +123,8 @@ func TestInspectorFindsTheCard(t *testing.T) {
 	}{
 		{"modern", true, true},
 		{"modern", false, false},
-		{"legacy", true, false},
+		{"legacy", true, true},
+		{"legacy", false, true},
 	} {
 		t.Run(fmt.Sprintf("%s advertise=%v", tc.era, tc.advertise), func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
