@@ -21,8 +21,9 @@ NEXT_STAMP ?= 0.31.0
 NEXT_TOOLCHAIN ?= go1.27.3
 NEXT_BIN := $(MEMOS_CACHE)/$(basename $(basename $(notdir $(NEXT_SOURCE))))-$(NEXT_STAMP)
 # What make test runs against it (a go test -run pattern): the tour of every
-# tool and the tests of what differs, each asserting that release's answers.
-NEXT_TESTS ?= TestRelease|TestTools|TestTSSDKClient|TestOneGoInstanceServesEveryRequest
+# tool and the tests of what differs (tags, reactions, the local Memos'
+# version), each asserting that release's answers.
+NEXT_TESTS ?= TestRelease|TestTools|TestTSSDKClient|TestOneGoInstanceServesEveryRequest|TestFinder|TestResources|TestWritePathLostAnswers|TestMakeDevStartsLocalMemos
 NEXT_RUN := $(if $(NEXT_SOURCE),$(NEXT_TESTS))
 
 # Fuzz targets as package:Target; `make fuzz` runs each for FUZZTIME.

@@ -111,7 +111,7 @@ func run(ctx context.Context) error {
 		defer memos.Stop()
 		memosURL, token = memos.URL, memos.Token
 		signIn = "username " + memos.Username + ", password " + memos.Password
-		memosNote = localMemosNote(strings.TrimPrefix(filepath.Base(bin), "memos-"))
+		memosNote = strings.TrimPrefix(filepath.Base(bin), "memos-")
 	}
 	// Served on loopback: answer only to loopback host names (DNS rebinding).
 	vars := map[string]string{"MEMOS_URL": memosURL, "ALLOWED_HOSTS": "localhost,127.0.0.1,[::1]"}
@@ -138,6 +138,9 @@ func run(ctx context.Context) error {
 		return err
 	}
 	mcpURL := worker.URL + "/mcp"
+	if memosNote != "" {
+		memosNote = localMemosNote(memosNote, h.Upstream.MemosVersion)
+	}
 	printConnection(os.Stdout, mcpURL, memosURL, signIn, memosNote, token)
 	fmt.Println("Worker log: " + filepath.Join(rel, "wrangler.log"))
 	fmt.Println()
@@ -217,11 +220,16 @@ func hostsServed(raw string) error {
 	return nil
 }
 
-// localMemosNote tells what the local Memos is: built from Memos' Go
-// module, it has no web app and reports its version as "dev".
-func localMemosNote(version string) string {
-	return "           (Memos " + version + " built from its Go module: it has no web app, so the sign-in works\n" +
-		"           with its API and the OAuth consent page, and it reports its version as \"dev\")"
+// localMemosNote tells what the local Memos (the build called name) is:
+// built here without its web app; one built from Memos' Go module, as
+// make dev's own is, reports its version as "dev" (reported).
+func localMemosNote(name, reported string) string {
+	note := "           (Memos " + name + " built here: it has no web app, so the sign-in works\n" +
+		"           with its API and the OAuth consent page"
+	if reported == "dev" {
+		note += ", and it reports its version as \"dev\""
+	}
+	return note + ")"
 }
 
 // setsVar reports whether a .dev.vars file sets name.

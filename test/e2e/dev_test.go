@@ -187,9 +187,12 @@ func TestMakeDevStartsLocalMemos(t *testing.T) {
 	}
 	base := strings.TrimSuffix(mcpURL, "/mcp")
 	assertUpstreamReachable(t, base)
-	// The local Memos has no web app and reports its version as "dev":
+	// The local Memos has no web app and reports its version (the pinned
+	// module's says "dev", a build stamped with its release that release):
 	// the banner says so, and the health check calls it no mismatch.
-	if !strings.Contains(out, "it has no web app") || !strings.HasPrefix(d.lines["Health"], "ok: Memos answers (version dev)") || !strings.HasPrefix(d.lines["OAuth"], "off") {
+	version := reportedVersion(t)
+	if !strings.Contains(out, "it has no web app") || strings.Contains(out, `reports its version as "dev"`) != (version == "dev") ||
+		!strings.HasPrefix(d.lines["Health"], "ok: Memos answers (version "+version+")") || !strings.HasPrefix(d.lines["OAuth"], "off") {
 		t.Errorf("the banner misreads the local Memos or the configuration:\n%s", out)
 	}
 	d.stop(t, strings.TrimPrefix(base, "http://"), strings.TrimPrefix(d.lines["Memos"], "http://"))

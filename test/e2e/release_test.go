@@ -22,19 +22,37 @@ import (
 var served = sync.OnceValue(func() *registry.Release {
 	version := os.Getenv("MEMOS_RELEASE")
 	if version == "" {
-		resp, err := http.Get(memos.URL + "/api/v1/instance/profile")
-		if err == nil {
-			var profile struct{ Version string }
-			json.NewDecoder(resp.Body).Decode(&profile)
-			resp.Body.Close()
-			version = profile.Version
-		}
+		version = profileVersion()
 	}
 	if r := registry.For(version); r != nil {
 		return r
 	}
 	return registry.Pinned()
 })
+
+// profileVersion is the version the test's Memos reports in its public
+// profile ("dev" for a build of the pinned module), "" when it does not
+// answer.
+func profileVersion() string {
+	resp, err := http.Get(memos.URL + "/api/v1/instance/profile")
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	var profile struct{ Version string }
+	json.NewDecoder(resp.Body).Decode(&profile)
+	return profile.Version
+}
+
+// reportedVersion is profileVersion, which the test needs.
+func reportedVersion(t *testing.T) string {
+	t.Helper()
+	v := profileVersion()
+	if v == "" {
+		t.Fatal("the test's Memos does not say its version")
+	}
+	return v
+}
 
 // other is a release of the build that the test's Memos does not run.
 func other() *registry.Release {

@@ -199,7 +199,11 @@ func TestWritePathLostAnswers(t *testing.T) {
 			}
 
 			proxy.set(loseAnswer(proxy, "POST", tc.lose, &hits))
-			re := c.ok("memo_upsert_memo_reaction", map[string]any{"memo": memo, "body": map[string]any{"reaction": map[string]any{"contentId": memo, "reactionType": "👍"}}})
+			reaction := map[string]any{"reactionType": "👍"}
+			if reactionTakesContentID(t) { // v0.30's reactions name their memo again
+				reaction["contentId"] = memo
+			}
+			re := c.ok(curated(t, "MemoService_UpsertMemoReaction").Name, map[string]any{"memo": memo, "body": map[string]any{"reaction": reaction}})
 			proxy.set(nil)
 			if str(re, "reactionType") != "👍" || !strings.HasPrefix(str(re, "name"), memo+"/reactions/") {
 				t.Errorf("reaction: %v", re)
