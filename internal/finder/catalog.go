@@ -60,7 +60,7 @@ var tools = []Tool{
 	"inputSchema":{"type":"object","additionalProperties":false,"properties":{
 		"limit":{"type":"integer","description":"1 to 500, default 100"}}},
 	"annotations":{"title":"List tags",` + reads + `},
-	"_meta":{"calls":["GET ` + memos.RouteCurrentUser + `","GET ` + memos.RouteUserStats + `"]}}`},
+	"_meta":{"calls":["GET ` + memos.RouteCurrentUser + `","GET ` + memos.RouteUserStats + `","GET ` + memos.RouteMemos + `"]}}`},
 
 	{Name: "search", ReadOnly: true, Run: (*Finder).search, JSON: `{
 	"name":"search","title":"Search",
