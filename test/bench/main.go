@@ -25,6 +25,9 @@
 //     notebook of the bench's own (tasks.go)
 //  10. the memo lock of a write: acquire and release against its Durable
 //     Object, beside the same two requests answered without it (lease.go)
+//  11. workerd's CPU per request of each kind on row 9's notebook, beside
+//     the JavaScript proxy's per GET and the Workers Free plan's limit
+//     (cpurow.go)
 //
 // Beside the JavaScript baselines, an empty Go program served through the
 // same entry module and bridge (test/bench/emptygo) shows what Go itself
@@ -66,6 +69,7 @@ func main() {
 	calls := flag.Bool("calls", false, "instead of the table, compare the warm tools/call and tools/list latency of the builds named, side by side, under workerd alone")
 	compiled := flag.Bool("compiled", false, "instead of the table, count the machine code V8 makes from a cold start to the first answer, for the builds named and the empty Go program (Linux)")
 	coldRow := flag.Bool("cold", false, "instead of the table, measure row 2's cold starts under workerd alone (binary configuration) alone: the gateway of build/ against both empty Go programs and the builds named, -rounds rounds")
+	cpuRow := flag.Bool("cpu", false, "instead of the table, measure row 11 alone: workerd's CPU per request of each kind on the task-cost notebook, beside the JavaScript proxy's per GET")
 	leaseRow := flag.Bool("lease", false, "instead of the table, measure row 10 alone: the memo lock's cost per write under workerd alone (needs no Memos)")
 	delay := flag.Duration("delay", 0, "with -cold: hold each request to Memos this long (an instance farther away than loopback)")
 	rounds := flag.Int("rounds", 100, "with -pair, -calls or -cold: how many rounds (-calls: 10× as many requests)")
@@ -82,6 +86,13 @@ func main() {
 	if *coldRow {
 		if err := coldOnly(ctx, flag.Args(), *rounds, *delay, os.Stdout); err != nil {
 			fmt.Fprintf(os.Stderr, "bench -cold: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *cpuRow {
+		if err := cpuOnly(ctx, os.Stdout); err != nil {
+			fmt.Fprintf(os.Stderr, "bench -cpu: %v\n", err)
 			os.Exit(1)
 		}
 		return

@@ -103,6 +103,7 @@ func (r *results) goals() []goal {
 	}
 	init, native := r.cpu.Methods["initialize"].InGoUs, r.native["initialize"].nsPerOp/1e3
 	growth := float64(r.memAfter.wasmBytes)/float64(r.memWarm.wasmBytes) - 1
+	gs = append(gs, r.cpuGoals()...)
 	return append(gs, big, r.taskGoal(),
 		goal{what: "Go CPU per initialize in wasm (Node, fetch stubbed) ≤ 10× native", measured: native > 0, met: init <= 10*native,
 			figure: fmt.Sprintf("%.1f µs vs %.1f µs = %s", init, native, ratio(init, native))},
@@ -220,6 +221,7 @@ func (r *results) rows() [][]string {
 		add("10", "… against tools/call memo_get_memo (one Memos request), workerd alone", "", r.getMemo[alone].String(),
 			ratio(p50(r.lock.sample), p50(r.getMemo[alone].sample)))
 	}
+	r.cpuRows(add)
 	return t
 }
 

@@ -65,6 +65,8 @@ type results struct {
 	cpu                     wasmCPU
 	native                  map[string]nativeBench
 	tasks                   []taskCost // row 9
+	cpuKinds                []kindCPU  // row 11
+	proxyCPU                time.Duration
 }
 
 // bench holds the parts of a run.
@@ -110,6 +112,9 @@ func run(ctx context.Context) (*results, error) {
 	}
 
 	if err := b.taskRow(ctx, r, compat); err != nil {
+		return nil, err
+	}
+	if err := b.cpuRow(ctx, r, compat); err != nil {
 		return nil, err
 	}
 	if r.callWorks {
@@ -388,23 +393,13 @@ func (b *bench) bigListRow(ctx context.Context, r *results, compat string) (err 
 	if r.bigBytes, err = b.seedBigList(ctx); err != nil {
 		return err
 	}
-	gateway, err := b.gateway.workerd(b.root, compat, b.vars)
+	gateway, proxy, err := b.gatewayAndProxy(ctx, compat, b.gateway, b.memo)
 	if err != nil {
 		return err
 	}
 	defer gateway.Stop()
-	proxy, err := b.proxy.workerd(b.root, compat, map[string]string{"MEMOS_URL": b.memos.URL})
-	if err != nil {
-		return err
-	}
 	defer proxy.Stop()
 	token := b.memos.Token
-	if _, _, err := gateway.waitReady(ctx, listBody, mcpHeaders(token)); err != nil {
-		return err
-	}
-	if _, _, err := proxy.waitReady(ctx, getMemoBody(b.memo), mcpHeaders(token)); err != nil {
-		return err
-	}
 	progress("row 8: tools/call memo_list_memos of %d memos (%s from Memos), gateway and JavaScript proxy under workerd alone, interleaved (%d each)",
 		bigListMemos, kb(int64(r.bigBytes)), bigRounds)
 	lat := interleave(ctx, bigRounds, 5,
@@ -412,6 +407,28 @@ func (b *bench) bigListRow(ctx context.Context, r *results, compat string) (err 
 		mcpCall("proxy big list", proxy.URL+"/mcp", token, bigListBody, isMemoList(bigListMemos)))
 	r.bigList, r.bigProxy = lat[0], lat[1]
 	return ctx.Err()
+}
+
+// gatewayAndProxy starts the gateway of gw and the JavaScript proxy under
+// workerd alone and waits until both answer, the proxy with memo.
+func (b *bench) gatewayAndProxy(ctx context.Context, compat string, gw workerDir, memo string) (gateway, proxy *worker, err error) {
+	if gateway, err = gw.workerd(b.root, compat, b.vars); err != nil {
+		return nil, nil, err
+	}
+	if proxy, err = b.proxy.workerd(b.root, compat, map[string]string{"MEMOS_URL": b.memos.URL}); err == nil {
+		header := mcpHeaders(b.memos.Token)
+		if _, _, err = gateway.waitReady(ctx, listBody, header); err == nil {
+			_, _, err = proxy.waitReady(ctx, getMemoBody(memo), header)
+		}
+		if err != nil {
+			proxy.Stop()
+		}
+	}
+	if err != nil {
+		gateway.Stop()
+		return nil, nil, err
+	}
+	return gateway, proxy, nil
 }
 
 // loadRows measures rows 7 and 5 on the gateway at base.
