@@ -70,6 +70,7 @@ func main() {
 	compiled := flag.Bool("compiled", false, "instead of the table, count the machine code V8 makes from a cold start to the first answer, for the builds named and the empty Go program (Linux)")
 	coldRow := flag.Bool("cold", false, "instead of the table, measure row 2's cold starts under workerd alone (binary configuration) alone: the gateway of build/ against both empty Go programs and the builds named, -rounds rounds")
 	cpuRow := flag.Bool("cpu", false, "instead of the table, measure row 11 alone: workerd's CPU per request of each kind on the task-cost notebook, beside the JavaScript proxy's per GET")
+	profile := flag.Bool("profile", false, "with -cpu: sample the request kinds whose names start with the arguments with perf instead, naming Go's functions from build/app.named.wasm (make wasmsize; Linux)")
 	leaseRow := flag.Bool("lease", false, "instead of the table, measure row 10 alone: the memo lock's cost per write under workerd alone (needs no Memos)")
 	delay := flag.Duration("delay", 0, "with -cold: hold each request to Memos this long (an instance farther away than loopback)")
 	rounds := flag.Int("rounds", 100, "with -pair, -calls or -cold: how many rounds (-calls: 10× as many requests)")
@@ -86,6 +87,13 @@ func main() {
 	if *coldRow {
 		if err := coldOnly(ctx, flag.Args(), *rounds, *delay, os.Stdout); err != nil {
 			fmt.Fprintf(os.Stderr, "bench -cold: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *cpuRow && *profile {
+		if err := profileKinds(ctx, flag.Args(), os.Stdout); err != nil {
+			fmt.Fprintf(os.Stderr, "bench -cpu -profile: %v\n", err)
 			os.Exit(1)
 		}
 		return
