@@ -162,8 +162,10 @@ func goPackage(name string) string {
 	}
 	name = shortName(name)
 	host := ""
-	if h, rest, ok := strings.Cut(name, "_"); ok && strings.Contains(h, ".") {
-		host, name = h+"_", rest // a module path's host, golang.org say
+	for _, h := range []string{"golang.org_", "github.com_"} {
+		if rest, ok := strings.CutPrefix(name, h); ok {
+			host, name = h, rest // a module path's host
+		}
 	}
 	pkg, _, _ := strings.Cut(name, ".")
 	return host + pkg
