@@ -298,7 +298,7 @@ func TestConcurrentFirstRequests(t *testing.T) {
 		proxy.pass.ServeHTTP(w, r)
 	})
 	const n = 24
-	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: n}}
+	client := &http.Client{Timeout: time.Minute, Transport: tokenScan(&http.Transport{MaxIdleConnsPerHost: n})}
 	burst := func() []error {
 		return simultaneously(n, func(i int) error {
 			req, _ := http.NewRequest("POST", gw.TwinURL+"/mcp", strings.NewReader(listBody))
@@ -405,7 +405,10 @@ func TestWarmCallsAskOnce(t *testing.T) {
 	} {
 		for i := range 3 {
 			// The check of the caller and the version probe are done
-			// by a tools/list first: they are not the call's.
+			// by a tools/list first: they are not the call's. A second
+			// one lets a check the first sent ahead of the caller's
+			// expiry (4 seconds on) reach the proxy before the count.
+			send([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
 			send([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
 			proxy.mu.Lock()
 			before := len(proxy.paths)
