@@ -326,7 +326,9 @@ func (b *bench) warmRows(ctx context.Context, r *results, compat string) (floor 
 		}
 	}
 
-	b.latencyRows(ctx, r, &ws, len(payload))
+	if err := b.latencyRows(ctx, r, &ws, len(payload)); err != nil {
+		return floor, err
+	}
 	// Only the gateway under wrangler dev takes the load rows.
 	for _, w := range [][2]*worker{ws.floor, ws.proxy, ws.empty} {
 		w[dev].Stop()
@@ -338,7 +340,10 @@ func (b *bench) warmRows(ctx context.Context, r *results, compat string) (floor 
 }
 
 // latencyRows measures rows 3 and 4 on the Workers in ws.
-func (b *bench) latencyRows(ctx context.Context, r *results, ws *workers, payloadLen int) {
+//
+// A baseline that fails stops the bench, naming its failure: a ratio to a
+// baseline that did not answer says nothing.
+func (b *bench) latencyRows(ctx context.Context, r *results, ws *workers, payloadLen int) error {
 	token := b.memos.Token
 	progress("row 3: tools/list, gateway, JavaScript floor and empty Go program under both runtimes, interleaved (%d each)", listRounds)
 	var calls []*call
@@ -354,6 +359,11 @@ func (b *bench) latencyRows(ctx context.Context, r *results, ws *workers, payloa
 		r.list[rt], r.listFloor[rt], r.listEmpty[rt] = lat[3*rt], lat[3*rt+1], lat[3*rt+2]
 	}
 	r.listQuiet = lat[6]
+	for rt, name := range runtimeName {
+		if err := errors.Join(failed("3", "JavaScript floor, "+name, r.listFloor[rt]), failed("3", "empty Go program, "+name, r.listEmpty[rt])); err != nil {
+			return err
+		}
+	}
 
 	progress("row 4: tools/call memo_get_memo: gateway and JavaScript proxy under both runtimes, Memos' built-in /mcp, REST; interleaved (%d each)", callRounds)
 	calls = []*call{
@@ -383,6 +393,20 @@ func (b *bench) latencyRows(ctx context.Context, r *results, ws *workers, payloa
 	if r.callWorks {
 		r.getMemoQuiet = lat[0]
 	}
+	for rt, name := range runtimeName {
+		if err := failed("4", "JavaScript proxy, "+name, r.proxy[rt]); err != nil {
+			return err
+		}
+	}
+	return errors.Join(failed("4", "Memos' built-in /mcp", r.builtin), failed("4", "REST", r.rest))
+}
+
+// failed is the error of a baseline of row that failed while measured.
+func failed(row, baseline string, l latency) error {
+	if l.errors == 0 {
+		return nil
+	}
+	return fmt.Errorf("row %s: the baseline %s failed %d of %d times, first: %v", row, baseline, l.errors, l.errors+len(l.sample), l.firstErr)
 }
 
 // bigListRow measures row 8 last among the Worker rows, as its memos would
