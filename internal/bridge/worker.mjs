@@ -41,15 +41,16 @@ const card = "cards:card";
 // earlyCheck starts, for a request that reaches the isolate before the Go
 // program is ready, the check of its caller that the program's first step
 // will be (GET /api/v1/auth/me with the request's own bearer token: package
-// caller), so that it travels while the wasm instantiates. It is the same
-// request the program would send, built from the same settings, and the
-// driver hands the program its answer only when the program asks for
-// exactly that request (Gateway.fetch); otherwise it is aborted unused. So
-// the program still decides on the answer, and nothing of the caller's but
-// that question goes upstream before it has. It is made only where the
-// settings leave no doubt: without OAuth (whose tokens are the gateway's
-// own), with a valid MEMOS_URL or MEMOS_SERVICE, both or neither Access
-// secrets, and a single bearer token. It returns undefined otherwise.
+// caller), and the first request of its release check, so that they travel
+// while the wasm instantiates. They are the requests the program would
+// send, built from the same settings, and the driver hands the program an
+// answer only when the program asks for exactly that request
+// (Gateway.fetch); the others are aborted unused. So the program still
+// decides on the answer, and nothing of the caller's but that question goes
+// upstream before it has. They are made only where the settings leave no
+// doubt: without OAuth (whose tokens are the gateway's own), with a valid
+// MEMOS_URL or MEMOS_SERVICE, both or neither Access secrets, and a single
+// bearer token. It returns the requests under way, or undefined.
 function earlyCheck(request, env, send) {
   if (request.method !== "POST" || trimmed(env.OAUTH_SECRET) !== "") return undefined;
   const token = /^bearer +([^\s,]{1,4096})$/i.exec((request.headers.get("authorization") ?? "").trim())?.[1];
