@@ -177,7 +177,7 @@ export default {
         { early, waitUntil: ctx && ((done) => ctx.waitUntil(done)) },
       );
     } catch (err) {
-      if (g?.dead) gateway = undefined; // the next request starts a fresh instance
+      if (g?.dead) gateway = running = undefined; // the next request starts a fresh instance
       throw err;
     } finally {
       // Read whole if it was used; unused, it is not needed.
