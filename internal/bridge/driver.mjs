@@ -163,10 +163,10 @@ export class Gateway {
         // for the garbage collector's workers. The gateway has no such
         // wait: no request waits for another's upstream request (the check
         // of a caller, the health probe) or holds a lock across its own.
-        // Should one come back, it is seen here: Go is
-        // polled, from this request's own context (the runtime cancels a
-        // request that waits on nothing of its own), less often the longer
-        // it waits, and the wait is logged once, for tests to find.
+        // Should one come back, it is seen here: Go is polled, from this
+        // request's own context (the runtime cancels a request that waits
+        // on nothing of its own), less often the longer it waits, and the
+        // wait is logged once, for tests to find.
         if (!r.logged) {
           r.logged = true;
           console.log(waitedLine);
