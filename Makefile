@@ -58,20 +58,20 @@ OVERLAY_MINOR := $(shell sed -n 's/^ *"release": *"v\{0,1\}\([0-9]*\.[0-9]*\).*/
 generate: ## compile the tool registry from the Memos OpenAPI document (of the release make release chose) and spec/curation.json
 	$(if $(SPEC)$(SPEC_VERSION),$(if $(filter command line environment,$(origin SPEC) $(origin SPEC_VERSION)),$(error SPEC and SPEC_VERSION \
 		choose the release for every later build: run make release SPEC=$(SPEC) SPEC_VERSION=$(SPEC_VERSION))))
-	$(GO) run ./internal/registry/generate -curation spec/curation.json -overlay $(OVERLAY) -o internal/registry/tools_gen.go -routes internal/memos/routes_gen.go$(if $(SPEC), -spec $(SPEC) -memos-version $(SPEC_VERSION))
+	$(GO) run ./internal/registry/generate -curation spec/curation.json -overlay $(OVERLAY) -o internal/registry/tools_gen.go -routes internal/memos/routes_gen.go -routes-js internal/bridge/routes_gen.mjs$(if $(SPEC), -spec $(SPEC) -memos-version $(SPEC_VERSION))
 
 release: ## choose the Memos release every build is for: SPEC=<that release's openapi.yaml> SPEC_VERSION=v0.31.0; SPEC_VERSION=<go.mod's> goes back; alone, says which
 ifeq ($(origin SPEC_VERSION),command line)
 ifeq ($(SPEC_VERSION),$(PINNED_RELEASE))
 	rm -f $(RELEASE_FILE) $(RELEASE_SPEC)
-	$(GO) run ./internal/registry/generate -curation spec/curation.json -overlay $(OVERLAY) -o internal/registry/tools_gen.go -routes internal/memos/routes_gen.go
+	$(GO) run ./internal/registry/generate -curation spec/curation.json -overlay $(OVERLAY) -o internal/registry/tools_gen.go -routes internal/memos/routes_gen.go -routes-js internal/bridge/routes_gen.mjs
 else
 	@test -n "$(SPEC)" || { echo "make release: SPEC names the OpenAPI document of Memos $(SPEC_VERSION) (proto/gen/openapi.yaml of that release)"; exit 1; }
 ifeq ($(patsubst v%,%,$(basename $(SPEC_VERSION))),$(OVERLAY_MINOR))
-	$(GO) run ./internal/registry/generate -curation spec/curation.json -overlay $(OVERLAY) -o internal/registry/tools_gen.go -routes internal/memos/routes_gen.go -spec $(SPEC) -memos-version $(SPEC_VERSION)
+	$(GO) run ./internal/registry/generate -curation spec/curation.json -overlay $(OVERLAY) -o internal/registry/tools_gen.go -routes internal/memos/routes_gen.go -routes-js internal/bridge/routes_gen.mjs -spec $(SPEC) -memos-version $(SPEC_VERSION)
 	@echo "Memos $(SPEC_VERSION) is built in: $(OVERLAY) states every difference of $(SPEC) that the tools meet. Builds serve v0.30 and v0.31 alike."
 else
-	$(GO) run ./internal/registry/generate -curation spec/curation.json -overlay $(OVERLAY) -o internal/registry/tools_gen.go -routes internal/memos/routes_gen.go -spec $(SPEC) -memos-version $(SPEC_VERSION)
+	$(GO) run ./internal/registry/generate -curation spec/curation.json -overlay $(OVERLAY) -o internal/registry/tools_gen.go -routes internal/memos/routes_gen.go -routes-js internal/bridge/routes_gen.mjs -spec $(SPEC) -memos-version $(SPEC_VERSION)
 	$(if $(filter $(abspath $(SPEC)),$(abspath $(RELEASE_SPEC))),,cp $(SPEC) $(RELEASE_SPEC))
 	printf '# The Memos release every build is for, written by make release.\nSPEC := $(RELEASE_SPEC)\nSPEC_VERSION := $(SPEC_VERSION)\n' > $(RELEASE_FILE)
 endif
@@ -91,7 +91,7 @@ COLD_GCFLAGS := $(foreach p,$(COLD_PACKAGES),-gcflags=github.com/memos-mcp-edge/
 
 build: generate ## build the Worker into build/ (runtime assets, entry module, and the wasm with its data packed)
 	$(GO) tool workers-assets-gen -mode=go -o build
-	cp internal/bridge/worker.mjs internal/bridge/driver.mjs internal/cards/card.html build/
+	cp internal/bridge/worker.mjs internal/bridge/driver.mjs internal/bridge/routes_gen.mjs internal/cards/card.html build/
 	cp internal/grants/store.mjs build/grants.mjs
 	cp internal/lease/lock.mjs build/lease.mjs
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' $(COLD_GCFLAGS) -o build/app.wasm .

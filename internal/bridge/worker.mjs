@@ -3,9 +3,11 @@
 // the driver (the stock syumai/workers entry starts a new Go instance per
 // request). `make build` copies this file to build/worker.mjs next to
 // driver.mjs and the runtime assets of workers-assets-gen (wasm_exec.js,
-// runtime.mjs), grants.mjs, the Durable Object class of package grants, and
-// lease.mjs, that of package lease.
+// runtime.mjs), grants.mjs, the Durable Object class of package grants,
+// lease.mjs, that of package lease, and routes_gen.mjs, the routes of
+// Memos' API that the early requests ask (generated with package memos').
 import { startGo, headersFromString, readBody } from "./driver.mjs";
+import { routes } from "./routes_gen.mjs";
 import { loadModule } from "./runtime.mjs";
 
 export { GrantStore } from "./grants.mjs";
@@ -80,8 +82,8 @@ function earlyCheck(request, env, send) {
   // instance's release (package memos, Probe): the instance's public
   // profile, without a token, within 5 seconds.
   return [
-    get("/api/v1/auth/me", { accept: "application/json", authorization: `Bearer ${token}`, ...access }, timeoutMs),
-    get("/api/v1/instance/profile", { accept: "application/json", ...access }, Math.min(timeoutMs, 5000)),
+    get(routes.CurrentUser, { accept: "application/json", authorization: `Bearer ${token}`, ...access }, timeoutMs),
+    get(routes.InstanceProfile, { accept: "application/json", ...access }, Math.min(timeoutMs, 5000)),
   ];
 }
 

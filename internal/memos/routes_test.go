@@ -5,7 +5,9 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -55,13 +57,17 @@ func TestNamePath(t *testing.T) {
 
 // No code outside the generated routes spells a route of Memos' API: the
 // routes hand-written code calls come from the releases' documents
-// (routes_gen.go), so that a release that moves one fails generation.
+// (routes_gen.go, and routes_gen.mjs for the Worker's entry module), so
+// that a release that moves one fails generation.
 // Comments may name routes. Tests and the fakes of test-support packages
 // (memostest) spell theirs on purpose: a fake built from the same
 // constants could not catch a wrong one.
+// scriptString matches a string literal of a script: quoted or a template.
+var scriptString = regexp.MustCompile("\"(?:[^\"\\\\\n]|\\\\.)*\"|'(?:[^'\\\\\n]|\\\\.)*'|`[^`]*`")
+
 func TestNoRouteLiterals(t *testing.T) {
 	root := strings.TrimSuffix(APIRoot, "/") // "/api/v1", with or without what follows
-	files := []string{"../../main.go"}
+	files, scripts := []string{"../../main.go"}, []string{}
 	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
 		switch {
 		case err != nil:
@@ -70,6 +76,8 @@ func TestNoRouteLiterals(t *testing.T) {
 			return filepath.SkipDir
 		case !d.IsDir() && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") && !strings.HasSuffix(path, "_gen.go"):
 			files = append(files, path)
+		case !d.IsDir() && strings.HasSuffix(path, ".mjs") && !strings.HasSuffix(path, "_gen.mjs") && !strings.Contains(path, "testdata"):
+			scripts = append(scripts, path)
 		}
 		return nil
 	})
@@ -89,7 +97,18 @@ func TestNoRouteLiterals(t *testing.T) {
 			return true
 		})
 	}
-	if len(files) < 50 {
-		t.Errorf("only %d files scanned: the walk missed the packages", len(files))
+	for _, path := range scripts {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, lit := range scriptString.FindAllString(string(b), -1) {
+			if strings.Contains(lit, root) {
+				t.Errorf("%s: a route in a literal, %s: use routes_gen.mjs's routes", path, lit)
+			}
+		}
+	}
+	if len(files) < 50 || len(scripts) < 3 {
+		t.Errorf("only %d Go files and %d scripts scanned: the walk missed the packages", len(files), len(scripts))
 	}
 }

@@ -74,12 +74,12 @@ func quietWorker(root, dir, compat string) (workerDir, error) {
 
 // workerFiles reads the Worker's files that `make build` wrote into build
 // (the repository's build/, or a baseline's). An older build may have no
-// driver.mjs, grants.mjs, lease.mjs or card.html.
+// driver.mjs, grants.mjs, lease.mjs, routes_gen.mjs or card.html.
 func workerFiles(build string) (map[string][]byte, error) {
 	files := map[string][]byte{}
-	for _, f := range []string{"worker.mjs", "driver.mjs", "grants.mjs", "lease.mjs", "card.html", "wasm_exec.js", "runtime.mjs", "app.wasm"} {
+	for _, f := range []string{"worker.mjs", "driver.mjs", "grants.mjs", "lease.mjs", "routes_gen.mjs", "card.html", "wasm_exec.js", "runtime.mjs", "app.wasm"} {
 		b, err := os.ReadFile(filepath.Join(build, f))
-		if errors.Is(err, os.ErrNotExist) && (f == "driver.mjs" || f == "grants.mjs" || f == "lease.mjs" || f == "card.html") {
+		if errors.Is(err, os.ErrNotExist) && (f == "driver.mjs" || f == "grants.mjs" || f == "lease.mjs" || f == "routes_gen.mjs" || f == "card.html") {
 			continue
 		}
 		if err != nil {

@@ -292,7 +292,7 @@ func copyWorker(root, dir, extra string, vars map[string]string, noGrants bool) 
 	if err := os.MkdirAll(build, 0o755); err != nil {
 		return "", err
 	}
-	for _, name := range []string{"worker.mjs", "driver.mjs", "grants.mjs", "lease.mjs", "card.html", "wasm_exec.js", "runtime.mjs", "app.wasm"} {
+	for _, name := range []string{"worker.mjs", "driver.mjs", "grants.mjs", "lease.mjs", "routes_gen.mjs", "card.html", "wasm_exec.js", "runtime.mjs", "app.wasm"} {
 		b, err := os.ReadFile(filepath.Join(root, "build", name))
 		if err != nil {
 			return "", fmt.Errorf("%w (run make build first)", err)

@@ -303,7 +303,7 @@ func TestToolName(t *testing.T) {
 // The registry the Worker embeds is the generator's current output for the
 // pinned document and spec/curation.json (make generate wrote it).
 func TestGeneratedUpToDate(t *testing.T) {
-	if err := run("", "", "../../../spec/curation.json", overlayFile, "../tools_gen.go", "../../memos/routes_gen.go", true); err != nil {
+	if err := run("", "", "../../../spec/curation.json", overlayFile, "../tools_gen.go", "../../memos/routes_gen.go", "../../bridge/routes_gen.mjs", true); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -357,14 +357,14 @@ func TestSpecFile(t *testing.T) {
 	if err := os.WriteFile(path, memosproto.OpenAPIYAML(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, routesOut := filepath.Join(t.TempDir(), "out.go"), filepath.Join(t.TempDir(), "routes.go")
-	if err := run(path, pinnedVersion(), "../../../spec/curation.json", overlayFile, out, routesOut, false); err == nil || !strings.Contains(err.Error(), "built in already") {
+	out, routesOut, routesJSOut := filepath.Join(t.TempDir(), "out.go"), filepath.Join(t.TempDir(), "routes.go"), filepath.Join(t.TempDir(), "routes.mjs")
+	if err := run(path, pinnedVersion(), "../../../spec/curation.json", overlayFile, out, routesOut, routesJSOut, false); err == nil || !strings.Contains(err.Error(), "built in already") {
 		t.Errorf("the pinned document from a file: %v", err)
 	}
-	if err := run(path, "", "../../../spec/curation.json", overlayFile, out, routesOut, false); err == nil || !strings.Contains(err.Error(), "-spec needs -memos-version") {
+	if err := run(path, "", "../../../spec/curation.json", overlayFile, out, routesOut, routesJSOut, false); err == nil || !strings.Contains(err.Error(), "-spec needs -memos-version") {
 		t.Errorf("a file without its version: %v", err)
 	}
-	if err := run(path, "v0.32.0", "../../../spec/curation.json", overlayFile, out, routesOut, false); err != nil {
+	if err := run(path, "v0.32.0", "../../../spec/curation.json", overlayFile, out, routesOut, routesJSOut, false); err != nil {
 		t.Errorf("a release the overlay does not describe: %v", err)
 	}
 	if b, _ := os.ReadFile(out); !strings.Contains(string(b), `{Version: "v0.32.0"`) || strings.Contains(string(b), `{Version: "v0.31.0"`) {

@@ -33,10 +33,11 @@ func main() {
 		overlayPath  = flag.String("overlay", "../../spec/memos-v0.31.json", "`file` of the next release's differences from the pinned document")
 		outPath      = flag.String("o", "tools_gen.go", "output `file`")
 		routesPath   = flag.String("routes", "../memos/routes_gen.go", "`file` of the routes hand-written code calls (package memos)")
+		routesJSPath = flag.String("routes-js", "../../bridge/routes_gen.mjs", "`file` of the same routes for the Worker's entry module")
 		check        = flag.Bool("check", false, "only check that the output file is up to date")
 	)
 	flag.Parse()
-	if err := run(*specPath, *memosVersion, *curationPath, *overlayPath, *outPath, *routesPath, *check); err != nil {
+	if err := run(*specPath, *memosVersion, *curationPath, *overlayPath, *outPath, *routesPath, *routesJSPath, *check); err != nil {
 		fmt.Fprintf(os.Stderr, "generate: %v\n", err)
 		os.Exit(1)
 	}
@@ -48,7 +49,7 @@ type document struct {
 	spec    []byte
 }
 
-func run(specPath, memosVersion, curationPath, overlayPath, outPath, routesPath string, check bool) error {
+func run(specPath, memosVersion, curationPath, overlayPath, outPath, routesPath, routesJSPath string, check bool) error {
 	cur, err := loadCuration(curationPath)
 	if err != nil {
 		return err
@@ -65,14 +66,14 @@ func run(specPath, memosVersion, curationPath, overlayPath, outPath, routesPath 
 	if err != nil {
 		return err
 	}
-	routes, err := routesOf(docs, cur)
+	routes, routesJS, err := routesOf(docs, cur)
 	if err != nil {
 		return err
 	}
 	for _, out := range []struct {
 		path string
 		src  []byte
-	}{{outPath, src}, {routesPath, routes}} {
+	}{{outPath, src}, {routesPath, routes}, {routesJSPath, routesJS}} {
 		if check {
 			old, err := os.ReadFile(out.path)
 			if err != nil || !bytes.Equal(old, out.src) {
@@ -114,7 +115,7 @@ func documents(specPath, memosVersion string, ov *overlay, cur *curation) ([]doc
 			return nil, err
 		}
 		// The routes hand-written code calls, where the release has them.
-		if _, err := routesOf([]document{pinned, given}, cur); err != nil {
+		if _, _, err := routesOf([]document{pinned, given}, cur); err != nil {
 			return nil, err
 		}
 		return docs, nil

@@ -265,7 +265,7 @@ func TestRoutes(t *testing.T) {
 		t.Fatal(err)
 	}
 	pinned := document{"v0.30.0", memosproto.OpenAPIYAML()}
-	src, err := routesOf([]document{pinned, {"v0.31.0", asV031(t)}}, cur)
+	src, _, err := routesOf([]document{pinned, {"v0.31.0", asV031(t)}}, cur)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,12 +275,12 @@ func TestRoutes(t *testing.T) {
 		}
 	}
 	moved := strings.Replace(string(memosproto.OpenAPIYAML()), "/api/v1/memos/{memo}/comments:", "/api/v1/memos/{memo}/notes:", 1)
-	_, err = routesOf([]document{pinned, {"v0.31.0", []byte(moved)}}, cur)
+	_, _, err = routesOf([]document{pinned, {"v0.31.0", []byte(moved)}}, cur)
 	if err == nil || !strings.Contains(err.Error(), "memos.RouteMemoComments is /api/v1/memos/{memo}/comments in Memos v0.30.0 and /api/v1/memos/{memo}/notes") {
 		t.Errorf("a release that moves a route: %v", err)
 	}
 	gone := strings.Replace(string(memosproto.OpenAPIYAML()), "operationId: UserService_GetUserStats", "operationId: UserService_GetUserStatistics", 1)
-	_, err = routesOf([]document{{"v0.32.0", []byte(gone)}}, cur)
+	_, _, err = routesOf([]document{{"v0.32.0", []byte(gone)}}, cur)
 	if err == nil || !strings.Contains(err.Error(), "Memos v0.32.0: the document has no operation UserService_GetUserStats, whose route hand-written code calls as memos.RouteUserStats") {
 		t.Errorf("a release without a route: %v", err)
 	}
