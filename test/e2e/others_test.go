@@ -109,21 +109,31 @@ func TestOthersMemos(t *testing.T) {
 	})
 }
 
-// memosWithBob starts a Memos of the test's own, with a second user, bob,
-// beside its admin.
-func memosWithBob(t *testing.T) (*harness.Memos, harness.User) {
+// memosOfItsOwn starts a Memos for one test, for what must not meet the
+// other tests' memos or settings; it stops with the test.
+func memosOfItsOwn(t *testing.T) *harness.Memos {
 	t.Helper()
 	bin, err := harness.MemosBinary()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	m, err := harness.StartMemos(ctx, bin, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(m.Stop)
+	return m
+}
+
+// memosWithBob starts a Memos of the test's own, with a second user, bob,
+// beside its admin.
+func memosWithBob(t *testing.T) (*harness.Memos, harness.User) {
+	t.Helper()
+	m := memosOfItsOwn(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
 	bob, err := m.AddUser(ctx, "bob")
 	if err != nil {
 		t.Fatal(err)

@@ -23,17 +23,9 @@ import (
 // timing threshold. The tag question, which the built-in can only answer
 // by reading every memo, must hold its fact in the first answer too.
 func TestTaskCost(t *testing.T) {
-	bin, err := harness.MemosBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := memosOfItsOwn(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	m, err := harness.StartMemos(ctx, bin, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Stop()
 	gw := startGateway(t, harness.WorkerOptions{Vars: map[string]string{"MEMOS_URL": m.URL}})
 	if err := notebook.Seed(ctx, m.URL, m.Token); err != nil {
 		t.Fatal(err)

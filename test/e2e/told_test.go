@@ -19,17 +19,9 @@ import (
 // sent (the whole HTTP body), and the undo it gives restores the text.
 // Its own Memos, since the limit is the instance's.
 func TestEditAnswersByTheChange(t *testing.T) {
-	bin, err := harness.MemosBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := memosOfItsOwn(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	m, err := harness.StartMemos(ctx, bin, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Stop()
 	gw := startGateway(t, harness.WorkerOptions{Vars: map[string]string{"MEMOS_URL": m.URL}})
 	c := toolsAt(t, gw.URL, m.Token)
 	client := &http.Client{Timeout: time.Minute}
