@@ -245,7 +245,8 @@ func (r *results) print(w io.Writer) {
 		gt = append(gt, []string{g.what, g.figure, met})
 	}
 	writeTable(w, gt)
-	fmt.Fprintln(w, "\nWhat a task costs the model (row 9): one find call, then memo_get_memo on each hit until every fact has been seen;")
+	fmt.Fprintln(w, "\nWhat a task costs the model (row 9): one find call, then memo_get_memo on each hit (memo_list_memo_comments where the answer")
+	fmt.Fprintln(w, "is in a comment) until every fact has been seen;")
 	fmt.Fprintf(w, "bytes are whole answers as sent. A notebook of %d memos; the built-in's find call is its best single filtered memo_list_memos.\n\n", notebookMemos)
 	writeTable(w, r.taskRows())
 	if r.memLoad.errors > 0 || r.throughput.errors > 0 {
