@@ -1,7 +1,8 @@
 // The memo card in a real browser: headless Chromium shows it in a host
 // page built on the host side of @modelcontextprotocol/ext-apps
 // (card-host.mjs), against the real Worker and Memos, as a host of MCP
-// Apps would. As a client of 2026-07-28 that declares the extension it
+// Apps would. As a client of 2026-07-28 that declares the extension (or,
+// with ERA=legacy, one of 2025-11-25 that declares it in initialize) it
 // finds the card in tools/list and reads it; the host page serves it from
 // another origin with the CSP its resource declares, and forwards the
 // card's tools/call to the Worker. Then, for each card:
@@ -18,7 +19,7 @@
 // Screenshots go to SHOTS (memo-card*.png).
 //
 //   MCP_URL=… TOKEN=… MEMOS_URL=… GARDEN=memos/… HOSTILE=memos/… TAG=… \
-//   CHROMIUM=/usr/bin/chromium SHOTS=dir node test/clients/card-browser.mjs
+//   CHROMIUM=/usr/bin/chromium SHOTS=dir [ERA=legacy] node test/clients/card-browser.mjs
 //
 // Prints "ok <check>" per check; exit status 0 when all passed.
 import assert from 'node:assert/strict';
@@ -29,12 +30,20 @@ import process from 'node:process';
 import { build } from 'esbuild';
 import { openChromium } from './chromium.mjs';
 
-const { MCP_URL, TOKEN, MEMOS_URL, GARDEN, HOSTILE, TAG, SHOTS } = process.env;
+const { MCP_URL, TOKEN, MEMOS_URL, GARDEN, HOSTILE, TAG, SHOTS, ERA } = process.env;
+const legacy = ERA === 'legacy';
 const ui = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
 
-// One request of 2026-07-28 to the Worker, with the client's capabilities.
+// One request of 2026-07-28 to the Worker, with the client's capabilities;
+// with ERA=legacy one of 2025-11-25, whose capabilities went with
+// initialize alone.
 let rpcId = 0;
 async function rpc(method, params, name, caps = ui) {
+  if (legacy) {
+    const r = await fetch(MCP_URL, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method, params }),
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${TOKEN}`, 'mcp-protocol-version': '2025-11-25' } });
+    return r.json();
+  }
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}`, 'mcp-protocol-version': '2026-07-28', 'mcp-method': method };
   if (name) headers['mcp-name'] = name;
   const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': caps,
@@ -99,13 +108,19 @@ async function until(what, check) {
 
 async function main() {
   // The card as tools/list names it and resources/read serves it.
+  if (legacy) {
+    const init = await rpc('initialize', { protocolVersion: '2025-11-25', capabilities: ui, clientInfo: { name: 'card-test-host', version: '1' } });
+    assert.ok(init.result.capabilities.extensions?.['io.modelcontextprotocol/ui'], 'initialize does not name the extension');
+  }
   const listed = await rpc('tools/list', {});
   const named = listed.result.tools.filter((t) => t._meta?.ui?.resourceUri).map((t) => t.name).sort();
   assert.deepEqual(named, ['fetch', 'memo_get_memo', 'memo_search', 'tag_list']);
   const uri = listed.result.tools.find((t) => t.name === 'memo_get_memo')._meta.ui.resourceUri;
-  const plain = JSON.stringify(await rpc('tools/list', {}, undefined, {}));
-  assert.ok(!plain.includes('ui://'), 'a client without the extension sees the card');
-  console.log(`note tools/list: ${plain.length} bytes without the extension, ${JSON.stringify(listed).length} with it`);
+  if (!legacy) {
+    const plain = JSON.stringify(await rpc('tools/list', {}, undefined, {}));
+    assert.ok(!plain.includes('ui://'), 'a client without the extension sees the card');
+    console.log(`note tools/list: ${plain.length} bytes without the extension, ${JSON.stringify(listed).length} with it`);
+  }
   const read = await rpc('resources/read', { uri }, uri);
   const content = read.result.contents[0];
   assert.equal(content.mimeType, 'text/html;profile=mcp-app');

@@ -23,8 +23,8 @@ import (
 // tasks, tags, a comment and an image renders; a click on a box ticks the
 // task in Memos; a tick after an edit elsewhere is refused; memo_search's
 // hits show as a list and tag_list's tags as a cloud; a hostile memo
-// renders inert and visible. The
-// screenshots are kept in build/test-artifacts, and with
+// renders inert and visible; in both protocol eras. The
+// screenshots are kept in build/test-artifacts/<era>, and with
 // UPDATE_SCREENSHOTS=1 written to docs/ as well. .ci/run installs
 // Chromium; elsewhere the test says so when it is missing.
 func TestMemoCardInChromium(t *testing.T) {
@@ -32,6 +32,14 @@ func TestMemoCardInChromium(t *testing.T) {
 	if browser == "" {
 		t.Skip("Chromium is not installed (apt-get install chromium): the memo card was not checked in a browser")
 	}
+	// Both eras carry the extension: 2026-07-28 in every request, the
+	// legacy ones in initialize (the card named for every legacy client).
+	for _, era := range []string{"modern", "legacy"} {
+		t.Run(era, func(t *testing.T) { memoCardInChromium(t, browser, era) })
+	}
+}
+
+func memoCardInChromium(t *testing.T, browser, era string) {
 	tag := fmt.Sprintf("garden%x", time.Now().UnixNano()%0xfffff)
 	garden := rest(t, "POST", "/api/v1/memos", map[string]any{"visibility": "PROTECTED", "content": "# Garden plan\n\n" +
 		"Bulbs for the #" + tag + " before the #frost:\n\n- [ ] buy tulip bulbs\n- [x] dig the beds\n- [ ] water **twice** a week\n\n" +
@@ -43,7 +51,7 @@ func TestMemoCardInChromium(t *testing.T) {
 	hostile := rest(t, "POST", "/api/v1/memos", map[string]any{"content": "<script>window.pwned = true; document.title = 'pwned'</script>\n" +
 		"<img src=x onerror=\"window.pwned = true\">\n[click me](javascript:window.pwned=true)\n\ninvoice\u202egnp.exe #" + tag + "x"})["name"].(string)
 
-	shots := filepath.Join(root, "build", "test-artifacts")
+	shots := filepath.Join(root, "build", "test-artifacts", era)
 	if err := os.MkdirAll(shots, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +59,7 @@ func TestMemoCardInChromium(t *testing.T) {
 	defer cancel()
 	run := runNode(t, ctx, root, []string{
 		"MCP_URL=" + worker.URL + "/mcp", "TOKEN=" + memos.Token, "MEMOS_URL=" + memos.URL,
-		"GARDEN=" + garden, "HOSTILE=" + hostile, "TAG=" + tag, "CHROMIUM=" + browser, "SHOTS=" + shots,
+		"GARDEN=" + garden, "HOSTILE=" + hostile, "TAG=" + tag, "CHROMIUM=" + browser, "SHOTS=" + shots, "ERA=" + era,
 	}, "test/clients/card-browser.mjs")
 	t.Logf("card-browser.mjs output:\n%s%s", run.stdout, run.stderr)
 	if run.code != 0 {
@@ -77,7 +85,7 @@ func TestMemoCardInChromium(t *testing.T) {
 			t.Errorf("no screenshot %s: %v", shot, err)
 			continue
 		}
-		if os.Getenv("UPDATE_SCREENSHOTS") != "" {
+		if os.Getenv("UPDATE_SCREENSHOTS") != "" && era == "modern" {
 			if err := os.WriteFile(filepath.Join(root, "docs", shot), b, 0o644); err != nil {
 				t.Error(err)
 			}
