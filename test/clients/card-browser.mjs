@@ -10,7 +10,8 @@
 //           image: it renders them, the thumbnail from attachment_read's
 //           bytes; a click on a box ticks the task in Memos; a link opens
 //           through the host; after an edit elsewhere a second tick is
-//           refused and the box goes back;
+//           refused and the box goes back, and so is one the host sends to
+//           a READ_ONLY deployment (READONLY_URL);
 //   fetch   fetch's memo, as the same card;
 //   search  memo_search's hits;
 //   tags    tag_list's tags, as a cloud;
@@ -18,7 +19,7 @@
 //           override: all of it shown as text, nothing of it run.
 // Screenshots go to SHOTS (memo-card*.png).
 //
-//   MCP_URL=… TOKEN=… MEMOS_URL=… GARDEN=memos/… HOSTILE=memos/… TAG=… \
+//   MCP_URL=… READONLY_URL=… TOKEN=… MEMOS_URL=… GARDEN=memos/… HOSTILE=memos/… TAG=… \
 //   CHROMIUM=/usr/bin/chromium SHOTS=dir [ERA=legacy] node test/clients/card-browser.mjs
 //
 // Prints "ok <check>" per check; exit status 0 when all passed.
@@ -30,7 +31,7 @@ import process from 'node:process';
 import { build } from 'esbuild';
 import { openChromium } from './chromium.mjs';
 
-const { MCP_URL, TOKEN, MEMOS_URL, GARDEN, HOSTILE, TAG, SHOTS, ERA } = process.env;
+const { MCP_URL, READONLY_URL, TOKEN, MEMOS_URL, GARDEN, HOSTILE, TAG, SHOTS, ERA } = process.env;
 const legacy = ERA === 'legacy';
 const ui = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
 
@@ -38,9 +39,9 @@ const ui = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/htm
 // with ERA=legacy one of 2025-11-25, whose capabilities went with
 // initialize alone.
 let rpcId = 0;
-async function rpc(method, params, name, caps = ui) {
+async function rpc(method, params, name, caps = ui, url = MCP_URL) {
   if (legacy) {
-    const r = await fetch(MCP_URL, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method, params }),
+    const r = await fetch(url, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method, params }),
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${TOKEN}`, 'mcp-protocol-version': '2025-11-25' } });
     return r.json();
   }
@@ -48,10 +49,12 @@ async function rpc(method, params, name, caps = ui) {
   if (name) headers['mcp-name'] = name;
   const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': caps,
     'io.modelcontextprotocol/clientInfo': { name: 'card-test-host', version: '1' } };
-  const r = await fetch(MCP_URL, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method, params: { ...params, _meta } }) });
+  const r = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method, params: { ...params, _meta } }) });
   return r.json();
 }
-const callTool = (name, args) => rpc('tools/call', { name, arguments: args }, name);
+const callTool = (name, args, url) => rpc('tools/call', { name, arguments: args }, name, ui, url);
+// forward is the deployment the host page sends the card's calls to.
+let forward = MCP_URL;
 
 // Servers on two ports of 127.0.0.1: the host page on one, the card on the
 // other (another origin, as a host serves views).
@@ -76,7 +79,7 @@ const hostServer = await serve(async (req, res) => {
   if (req.method === 'POST' && u.pathname === '/call') {
     const { name, arguments: args } = JSON.parse(await bodyOf(req));
     calls.push(name);
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(await callTool(name, args)));
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(await callTool(name, args, forward)));
     return;
   }
   const call = cases[u.searchParams.get('case')];
@@ -235,6 +238,17 @@ async function main() {
   assert.match(refused, /^Not changed: /);
   assert.equal(await evaluate(`document.querySelector('input[data-task="2"]').checked`, card), false);
   console.log(`ok   after an edit elsewhere the next tick is refused and shown: ${refused.slice(0, 100)}`);
+
+  // The same card, its calls sent to a READ_ONLY deployment: refused.
+  cases.garden.result = (await callTool('memo_get_memo', { memo: GARDEN })).result;
+  card = await open('garden');
+  forward = READONLY_URL;
+  await click(card, 'input[data-task="2"]');
+  const readOnly = await until('the read-only refusal', () => evaluate(`(() => { const s = document.querySelector('.status'); return s.classList.contains('bad') && s.textContent; })()`, card));
+  assert.match(readOnly, /^Not changed: .*(read-only|READ_ONLY|not served|unknown tool)/i);
+  assert.equal(await evaluate(`document.querySelector('input[data-task="2"]').checked`, card), false);
+  forward = MCP_URL;
+  console.log(`ok   a tick sent to a READ_ONLY deployment is refused and shown: ${readOnly.slice(0, 100)}`);
 
   // fetch's memo: the same card, its link the answer's url.
   cases.fetch = { arguments: { id }, result: (await callTool('fetch', { id })).result };

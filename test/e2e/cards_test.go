@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memos-mcp-edge/memos-mcp-edge/test/harness"
 )
 
 // The memo card (issue 44) in headless Chromium, inside a host page built on
@@ -34,12 +36,13 @@ func TestMemoCardInChromium(t *testing.T) {
 	}
 	// Both eras carry the extension: 2026-07-28 in every request, the
 	// legacy ones in initialize (the card named for every legacy client).
+	readOnly := startGateway(t, harness.WorkerOptions{Vars: map[string]string{"MEMOS_URL": memos.URL, "READ_ONLY": "true"}})
 	for _, era := range []string{"modern", "legacy"} {
-		t.Run(era, func(t *testing.T) { memoCardInChromium(t, browser, era) })
+		t.Run(era, func(t *testing.T) { memoCardInChromium(t, browser, era, readOnly.URL+"/mcp") })
 	}
 }
 
-func memoCardInChromium(t *testing.T, browser, era string) {
+func memoCardInChromium(t *testing.T, browser, era, readOnlyURL string) {
 	tag := fmt.Sprintf("garden%x", time.Now().UnixNano()%0xfffff)
 	garden := rest(t, "POST", "/api/v1/memos", map[string]any{"visibility": "PROTECTED", "content": "# Garden plan\n\n" +
 		"Bulbs for the #" + tag + " before the #frost:\n\n- [ ] buy tulip bulbs\n- [x] dig the beds\n- [ ] water **twice** a week\n\n" +
@@ -58,7 +61,7 @@ func memoCardInChromium(t *testing.T, browser, era string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	run := runNode(t, ctx, root, []string{
-		"MCP_URL=" + worker.URL + "/mcp", "TOKEN=" + memos.Token, "MEMOS_URL=" + memos.URL,
+		"MCP_URL=" + worker.URL + "/mcp", "READONLY_URL=" + readOnlyURL, "TOKEN=" + memos.Token, "MEMOS_URL=" + memos.URL,
 		"GARDEN=" + garden, "HOSTILE=" + hostile, "TAG=" + tag, "CHROMIUM=" + browser, "SHOTS=" + shots, "ERA=" + era,
 	}, "test/clients/card-browser.mjs")
 	t.Logf("card-browser.mjs output:\n%s%s", run.stdout, run.stderr)
@@ -66,7 +69,7 @@ func memoCardInChromium(t *testing.T, browser, era string) {
 		t.Fatalf("card-browser.mjs exited with %d", run.code)
 	}
 	for _, step := range []string{"tools/list names the card", "the card shows the heading", "the image shows", "a click on the first box ticks",
-		"a link opens through the host", "after an edit elsewhere the next tick is refused", "fetch's memo", "memo_search's", "tag_list's tags show as a cloud", "the hostile memo renders inert", "no console error"} {
+		"a link opens through the host", "after an edit elsewhere the next tick is refused", "a tick sent to a READ_ONLY deployment is refused", "fetch's memo", "memo_search's", "tag_list's tags show as a cloud", "the hostile memo renders inert", "no console error"} {
 		if !strings.Contains(string(run.stdout), "ok   "+step) {
 			t.Errorf("step %q did not pass", step)
 		}
