@@ -423,3 +423,43 @@ func TestWarmCallsAskOnce(t *testing.T) {
 		}
 	}
 }
+
+// A first request of a cold isolate whose client goes away while the Go
+// program starts (it is the request that starts it) breaks no other: a
+// second request, there meanwhile, and a third, after, are answered, at
+// the cancelled start and at every start after it.
+func TestFirstRequestCancelledMidStart(t *testing.T) {
+	proxy := startFaultProxy(t)
+	for round := range 3 {
+		gw := startGateway(t, harness.WorkerOptions{Twin: true, ColdTwin: true, Vars: map[string]string{"MEMOS_URL": proxy.URL()}})
+		post := func(ctx context.Context) (int, string, error) {
+			req, _ := http.NewRequestWithContext(ctx, "POST", gw.TwinURL+"/mcp", strings.NewReader(listMemosBody))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+			req.Header.Set("Authorization", "Bearer "+memos.Token)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				return 0, "", err
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			return resp.StatusCode, string(b), nil
+		}
+		// The first goes away after a few milliseconds, within the start
+		// (its own at round 0, later ones within the check or the call).
+		first, cancel := context.WithTimeout(context.Background(), time.Duration(5+10*round)*time.Millisecond)
+		done := make(chan struct{})
+		go func() { defer close(done); post(first) }()
+		time.Sleep(2 * time.Millisecond)
+		ctx, stop := context.WithTimeout(context.Background(), time.Minute)
+		for _, which := range []string{"beside it", "after it"} {
+			status, body, err := post(ctx)
+			if err != nil || status != 200 || !gjson.Get(body, "result.content").Exists() || gjson.Get(body, "result.isError").Bool() {
+				t.Errorf("round %d, the request %s: %v, %d %.300s", round, which, err, status, body)
+			}
+			<-done
+		}
+		stop()
+		cancel()
+	}
+}
