@@ -188,11 +188,11 @@ func (r *results) rows() [][]string {
 	th, base, vsBase := r.throughput, "", ""
 	if r.baseline != "" {
 		bl := r.baselineLoad
-		base = fmt.Sprintf("commit %s: %.0f req/s, %s, %d errors", r.baseline, bl.perSecond(), bl.latency.String(), bl.errors)
+		base = fmt.Sprintf("commit %s: %.0f req/s, %s, %d errors", r.baseline, bl.perSecond(), bl.latency.withTail(), bl.errors)
 		vsBase = ratio(th.perSecond(), bl.perSecond())
 	}
 	add("5", fmt.Sprintf("throughput, %d clients × %s (%s)", th.clients, loadDuration, r.mixName),
-		fmt.Sprintf("%.0f req/s, %s, %d errors", th.perSecond(), th.latency.String(), th.errors), base, vsBase)
+		fmt.Sprintf("%.0f req/s, %s, %d errors", th.perSecond(), th.latency.withTail(), th.errors), base, vsBase)
 	for _, m := range cpuMethods {
 		w, n := r.cpu.Methods[m], r.native[m]
 		note := ""

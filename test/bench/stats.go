@@ -38,6 +38,15 @@ func (s sample) String() string {
 	return fmt.Sprintf("%s (p99 %s, n=%d)", ms(s.p50()), ms(s.p99()), len(s))
 }
 
+// withTail formats the median with the p90 and p99 and the sample size: a
+// tail of waiting requests shows in the p90 before the p99.
+func (s sample) withTail() string {
+	if len(s) == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%s (p90 %s, p99 %s, n=%d)", ms(s.p50()), ms(s.quantile(0.9)), ms(s.p99()), len(s))
+}
+
 // ms formats a duration in milliseconds with a precision that suits it.
 func ms(d time.Duration) string {
 	v := float64(d) / float64(time.Millisecond)
