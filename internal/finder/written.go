@@ -2,14 +2,12 @@ package finder
 
 import (
 	"context"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
-	"github.com/memos-mcp-edge/memos-mcp-edge/internal/uri"
 )
 
 // Tags people wrote. Memos v0.31 gives a memo the parents of the tags its
@@ -93,25 +91,16 @@ func implied(ctx context.Context, m Memos, user string, all []Tag) (counts map[s
 		return nil, true, nil
 	}
 	counts = map[string]int64{}
-	filter := uri.QueryEscape(`creator == ` + quote(user) + ` && tags.exists(t, t.contains("/"))`)
+	filter := `creator == ` + quote(user) + ` && tags.exists(t, t.contains("/"))`
 	token := ""
 	for range maxNestedPages {
-		path := memos.RouteMemos + "?pageSize=" + strconv.Itoa(nestedPageSize) + "&filter=" + filter
-		if token != "" {
-			path += "&pageToken=" + uri.QueryEscape(token)
-		}
-		body, err := m.Get(ctx, memos.RouteMemos, path)
+		body, err := m.Get(ctx, memos.RouteMemos, listPath(filter, "", nestedPageSize, token))
 		if err != nil {
 			return nil, false, err
 		}
 		page := rawjson.ParseBytes(body)
 		page.Get("memos").ForEach(func(_, memo rawjson.Value) bool {
-			var tags []string
-			memo.Get("tags").ForEach(func(_, t rawjson.Value) bool {
-				tags = append(tags, t.Str)
-				return true
-			})
-			content := memo.Get("content").Str
+			tags, content := stringsOf(memo.Get("tags")), memo.Get("content").Str
 			for _, t := range tags {
 				if impliedIn(t, tags, content) {
 					counts[t]++
