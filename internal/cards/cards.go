@@ -12,6 +12,7 @@ package cards
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 
@@ -40,22 +41,12 @@ const MaxBytes = 256 << 10
 // shown are the tools whose results the card shows.
 var shown = [...]string{"memo_get_memo", "fetch", "memo_search", "tag_list"}
 
-// shows reports whether the card shows the results of the named tool.
-func shows(name string) bool {
-	for _, s := range shown {
-		if s == name {
-			return true
-		}
-	}
-	return false
-}
-
 // Cards serves the card. The zero value is not usable: see New.
 type Cards struct {
 	doer web.Doer
 	web  string // the Memos web app's address, "" when unknown
 	mu   sync.Mutex
-	page []byte // the card as served, once read
+	read []byte // resources/read's result for the card, once built
 }
 
 // New returns Cards that read the card through doer (in the Worker; the
@@ -94,7 +85,7 @@ func (*Cards) Decorate(list []byte) []byte {
 			b = append(b, ',')
 		}
 		n++
-		if !shows(tool.Get("name").Str) {
+		if !slices.Contains(shown[:], tool.Get("name").Str) {
 			b = append(b, tool.Raw...)
 			return true
 		}
@@ -164,28 +155,16 @@ const entry = `{"uri":"` + URI + `","name":"memo-card","title":"Memo card",` +
 const resourceMeta = `"_meta":{"ui":{"csp":{"connectDomains":[],"resourceDomains":[],"frameDomains":[],"baseUriDomains":[]},"prefersBorder":true}}`
 
 // Read returns the resources/read result of u, a ui:// URI: the card's,
-// or a resource-not-found error.
+// read and built once, or a resource-not-found error.
 func (c *Cards) Read(ctx context.Context, u string) ([]byte, error) {
 	if u != URI {
 		data := append(rawjson.AppendString([]byte(`{"uri":`), u), '}')
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeResourceNotFound, Message: "resource not found: " + u, Data: data}
 	}
-	page, err := c.card(ctx)
-	if err != nil {
-		return nil, err
-	}
-	b := make([]byte, 0, len(page)+len(page)/8+256)
-	b = append(b, `{"contents":[{"uri":"`+URI+`","mimeType":"`+MIMEType+`","text":`...)
-	b = rawjson.AppendString(b, string(page))
-	return append(b, ","+resourceMeta+"}]}"...), nil
-}
-
-// card returns the card with the web app's address filled in, read once.
-func (c *Cards) card(ctx context.Context) ([]byte, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.page != nil {
-		return c.page, nil
+	if c.read != nil {
+		return c.read, nil
 	}
 	page := builtin
 	if page == nil {
@@ -195,8 +174,13 @@ func (c *Cards) card(ctx context.Context) ([]byte, error) {
 		}
 		page = resp.Body
 	}
-	c.page = []byte(strings.Replace(string(page), `data-memos=""`, `data-memos="`+attrEscape(c.web)+`"`, 1))
-	return c.page, nil
+	// The card with the web app's address filled in, as the result's text.
+	filled := strings.Replace(string(page), `data-memos=""`, `data-memos="`+attrEscape(c.web)+`"`, 1)
+	b := make([]byte, 0, len(filled)+len(filled)/8+256)
+	b = append(b, `{"contents":[{"uri":"`+URI+`","mimeType":"`+MIMEType+`","text":`...)
+	b = rawjson.AppendString(b, filled)
+	c.read = append(b, ","+resourceMeta+"}]}"...)
+	return c.read, nil
 }
 
 // errUnavailable is the error of a card the runtime did not hand over.
