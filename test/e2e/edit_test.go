@@ -18,7 +18,13 @@ import (
 // memoContent reads a memo's content straight from Memos.
 func memoContent(t *testing.T, name string) string {
 	t.Helper()
-	return str(rest(t, "GET", "/api/v1/"+name, nil), "content")
+	return memoContentAt(t, memos, name)
+}
+
+// memoContentAt reads a memo's text straight from Memos m.
+func memoContentAt(t *testing.T, m *harness.Memos, name string) string {
+	t.Helper()
+	return str(restOn(t, m, "GET", "/api/v1/"+name, nil), "content")
 }
 
 // The lost update of issue 28: the agent reads a memo, the person adds a

@@ -25,23 +25,15 @@ import (
 // rest calls Memos' own API with the test token and decodes the answer.
 func rest(t *testing.T, method, path string, body any) map[string]any {
 	t.Helper()
-	var in io.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		in = bytes.NewReader(b)
-	}
-	req, err := http.NewRequest(method, memos.URL+path, in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := bearer(memos.Token).Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 {
-		t.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, raw)
+	return restOn(t, memos, method, path, body)
+}
+
+// restOn is rest against Memos m, with its token.
+func restOn(t *testing.T, m *harness.Memos, method, path string, body any) map[string]any {
+	t.Helper()
+	status, raw := restRaw(t, m.URL, m.Token, method, path, body)
+	if status != 200 {
+		t.Fatalf("%s %s: %d %s", method, path, status, raw)
 	}
 	var out map[string]any
 	if err := json.Unmarshal(raw, &out); err != nil {

@@ -53,13 +53,8 @@ func TestEditAnswersByTheChange(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.limit > 0 {
-				body := map[string]any{"name": "instance/settings/MEMO_RELATED", "memoRelatedSetting": map[string]any{"contentLengthLimit": tc.limit}}
-				b, _ := json.Marshal(body)
-				req, _ := http.NewRequest(http.MethodPatch, m.URL+"/api/v1/instance/settings/MEMO_RELATED", strings.NewReader(string(b)))
-				req.Header.Set("Content-Type", "application/json")
-				if status, answer, err := harness.Do(bearer(m.Token), req); err != nil || status != 200 {
-					t.Fatalf("raise the limit: %v, %d %s", err, status, answer)
-				}
+				restOn(t, m, "PATCH", "/api/v1/instance/settings/MEMO_RELATED",
+					map[string]any{"name": "instance/settings/MEMO_RELATED", "memoRelatedSetting": map[string]any{"contentLengthLimit": tc.limit}})
 			}
 			text := "Journal #e2etold\n" + strings.Repeat(line, (tc.size-17)/len(line))
 			name := c.createMemo(text, "PRIVATE")
@@ -83,18 +78,6 @@ func TestEditAnswersByTheChange(t *testing.T) {
 			}
 		})
 	}
-}
-
-// memoContentAt reads a memo's text straight from Memos m.
-func memoContentAt(t *testing.T, m *harness.Memos, name string) string {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, m.URL+"/api/v1/"+name, nil)
-	status, body, err := harness.Do(bearer(m.Token), req)
-	var memo struct{ Content string }
-	if err != nil || status != 200 || json.Unmarshal(body, &memo) != nil {
-		t.Fatalf("read %s: %v, %d %.300s", name, err, status, body)
-	}
-	return memo.Content
 }
 
 // Refusals say that nothing was written and what the model can do: a

@@ -253,6 +253,17 @@ func statusOf(t *testing.T, u string) int {
 // answer into out, and returns the status.
 func restAt(t *testing.T, base, token, method, path string, body any, out any) int {
 	t.Helper()
+	status, raw := restRaw(t, base, token, method, path, body)
+	if out != nil {
+		json.Unmarshal(raw, out)
+	}
+	return status
+}
+
+// restRaw calls a Memos at base over its own API with token, body as
+// JSON, and returns the status and the answer's body.
+func restRaw(t *testing.T, base, token, method, path string, body any) (int, []byte) {
+	t.Helper()
 	var in io.Reader
 	if body != nil {
 		b, _ := json.Marshal(body)
@@ -267,10 +278,8 @@ func restAt(t *testing.T, base, token, method, path string, body any, out any) i
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	if out != nil {
-		json.NewDecoder(resp.Body).Decode(out)
-	}
-	return resp.StatusCode
+	raw, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, raw
 }
 
 // Parallel writes of one memo, as a model's client sends them, through one
