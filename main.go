@@ -89,6 +89,12 @@ func main() {
 		authServer, mcpOpts.Authorize, mcpOpts.ScopeChallenge, mcpOpts.Revoked = o, o.Authorize, o.ScopeChallenge, o.Revoked
 	} else {
 		mcpOpts.Authorize, mcpOpts.Revoked = callers.Authorize, callers.Revoked
+		// A caller back from a pause reads beside the check of its token,
+		// where those reads carry nothing of the gateway's own: without
+		// the Access service token.
+		if cfg.AccessClientID == "" {
+			mcpOpts.Ahead = callers.Ahead
+		}
 	}
 	if !selection.Writes() {
 		locksErr = nil

@@ -87,6 +87,17 @@ type Verifier struct {
 	refreshing map[key]bool // acceptances being asked about again
 }
 
+// pending is a check that a request started beside its work (Ahead); the
+// request's tools wait for its answer rather than ask Memos again.
+type pending struct {
+	k    key
+	done chan struct{} // closed once user and err are set
+	user string
+	err  error
+}
+
+type pendingKey struct{}
+
 // key is the BLAKE2b-256 hash of a token.
 type key [blake2b.Size256]byte
 
@@ -130,6 +141,10 @@ func orDefault[T int | time.Duration](v, def T) T {
 // another's question, nor takes its failure.
 func (v *Verifier) Verify(ctx context.Context, token string) (string, error) {
 	k := key(blake2b.Sum256([]byte(token)))
+	if p, ok := ctx.Value(pendingKey{}).(*pending); ok && p.k == k {
+		<-p.done // the request's own check, under way beside its work (Ahead)
+		return p.user, p.err
+	}
 	now := v.opts.Now()
 	v.mu.Lock()
 	if e, ok := v.accepted[k]; ok && now.Sub(e.at) < v.opts.Accepted {

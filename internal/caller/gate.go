@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 
+	"golang.org/x/crypto/blake2b"
+
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/memos"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/rawjson"
 	"github.com/memos-mcp-edge/memos-mcp-edge/internal/web"
@@ -29,13 +31,62 @@ func (v *Verifier) Authorize(ctx context.Context, req *web.Request) (authorizati
 		return "", false, unauthorized("invalid_request", "send your Memos access token as Authorization: Bearer <token>")
 	}
 	_, err := v.Verify(ctx, token)
+	if refusal := verdict(err); refusal != nil {
+		return "", false, refusal
+	}
+	return "Bearer " + token, false, nil
+}
+
+// verdict is the refusal of a request whose check ended with err, nil when
+// Memos accepted its token.
+func verdict(err error) *web.Response {
 	switch {
 	case err == nil:
-		return "Bearer " + token, false, nil
+		return nil
 	case errors.Is(err, ErrRefused):
-		return "", false, unauthorized("invalid_token", refusedToken)
+		return unauthorized("invalid_token", refusedToken)
 	}
-	return "", false, unavailable(err)
+	return unavailable(err)
+}
+
+// Ahead admits an /mcp request before its check has ended, where that
+// check would keep it waiting: the token's acceptance has run out
+// (Options.Accepted), a caller back from a pause, but is still remembered
+// (Options.Stale). It starts the check and returns the Authorization to
+// send Memos, ctx for the request's work (in which Verify waits for this
+// check rather than ask again), and wait, which returns Authorize's
+// refusal once the check has ended, nil for an acceptance; the request
+// must not be answered before wait has returned. ok is false, and nothing
+// started, for any other request: Authorize admits those.
+//
+// It must be used only for work whose requests to Memos read with the
+// caller's token alone: they leave before Memos has said whose the token
+// is, so they must carry nothing of the gateway's (the Access service
+// token), change nothing, and their answers go nowhere until wait has
+// accepted the token. A token Memos never accepted, or refused moments
+// ago, always waits.
+func (v *Verifier) Ahead(ctx context.Context, req *web.Request) (_ context.Context, authorization string, wait func() *web.Response, ok bool) {
+	token, bearer := web.BearerToken(req.Header.Get("authorization"))
+	if !bearer {
+		return ctx, "", nil, false
+	}
+	k := key(blake2b.Sum256([]byte(token)))
+	now := v.opts.Now()
+	v.mu.Lock()
+	e, known := v.accepted[k]
+	v.mu.Unlock()
+	if !known || now.Sub(e.at) < v.opts.Accepted || now.Sub(e.at) >= v.opts.Accepted+v.opts.Stale {
+		return ctx, "", nil, false
+	}
+	p := &pending{k: k, done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		p.user, p.err = v.ask(ctx, k, token)
+	}()
+	return context.WithValue(ctx, pendingKey{}, p), "Bearer " + token, func() *web.Response {
+		<-p.done
+		return verdict(p.err)
+	}, true
 }
 
 // refusedToken describes a token Memos refused.

@@ -108,3 +108,58 @@ func TestRevoked(t *testing.T) {
 		t.Errorf("Revoked of an anonymous request: %d, want nil (the tool's error result stays)", resp.Status)
 	}
 }
+
+// Ahead admits a request before its check ends only for a token Memos
+// accepted before whose acceptance has run out but is still remembered:
+// it asks Memos once, the request's own Verify waits for that answer
+// rather than ask again, and wait gives Authorize's verdict. A token never
+// accepted, one whose acceptance stands, and one forgotten wait for
+// Authorize, with nothing asked.
+func TestAhead(t *testing.T) {
+	m, c := newMemos(map[string]string{"good": "users/alice"}), newClock()
+	v := New(m.check, Options{Now: c.Now})
+	ahead := func(token string) (context.Context, string, func() *web.Response, bool) {
+		return v.Ahead(t.Context(), &web.Request{Method: "POST", URL: "https://gw.example/mcp", Header: web.Header{"authorization": "Bearer " + token}})
+	}
+	for _, token := range []string{"good", "made-up"} {
+		if _, _, _, ok := ahead(token); ok || m.calls() != 0 {
+			t.Fatalf("%s, never checked: ahead %v after %d checks; want neither", token, ok, m.calls())
+		}
+	}
+	v.Verify(t.Context(), "good")
+	v.Verify(t.Context(), "made-up")
+	if _, _, _, ok := ahead("good"); ok {
+		t.Error("an acceptance that stands went ahead")
+	}
+	c.advance(DefaultAccepted)
+	ctx, auth, wait, ok := ahead("good")
+	if !ok || auth != "Bearer good" {
+		t.Fatalf("a caller back from a pause: ahead %v with %q", ok, auth)
+	}
+	if user, err := v.Verify(ctx, "good"); user != "users/alice" || err != nil || m.calls() != 3 {
+		t.Errorf("the request's own Verify: %q, %v after %d checks; want the one check of Ahead (3)", user, err, m.calls())
+	}
+	if refusal := wait(); refusal != nil {
+		t.Errorf("wait: %d %s", refusal.Status, refusal.Body)
+	}
+	if _, err := v.Verify(t.Context(), "good"); err != nil || m.calls() != 3 {
+		t.Errorf("after the check: %v after %d checks; want it to stand", err, m.calls())
+	}
+	c.advance(DefaultAccepted)
+	delete(m.users, "good") // deleted in Memos while the caller paused
+	if _, _, wait, ok := ahead("good"); !ok || wait() == nil || wait().Status != 401 {
+		t.Error("a token deleted during the pause was not refused")
+	}
+	if _, _, _, ok := ahead("good"); ok {
+		t.Error("a refused token went ahead")
+	}
+	m.users["good"] = "users/alice"
+	v.Verify(t.Context(), "good")
+	c.advance(DefaultAccepted + DefaultStale)
+	if _, _, _, ok := ahead("good"); ok {
+		t.Error("an acceptance past Stale went ahead")
+	}
+	if _, _, _, ok := v.Ahead(t.Context(), &web.Request{Header: web.Header{"authorization": "Basic Z29vZA=="}}); ok {
+		t.Error("another scheme went ahead")
+	}
+}

@@ -66,6 +66,16 @@ type Options struct {
 	// When nil the caller's Authorization goes to Memos as it is. ctx is
 	// the request's: checking the credentials may ask Memos.
 	Authorize func(ctx context.Context, req *web.Request) (authorization string, readOnly bool, refusal *web.Response)
+	// Ahead, when set, may admit a request that only reads before its
+	// credentials' check has ended, where Authorize would keep it waiting
+	// for Memos (caller.Verifier.Ahead): it returns the request's context
+	// and Authorization, and wait, which returns Authorize's refusal, nil
+	// for an acceptance, once the check has ended; ok false leaves the
+	// request to Authorize. The handler asks it only for a request of one
+	// message that changes nothing in Memos (readsOnly), serves it
+	// beside the check, and answers only once wait has returned: with the
+	// refusal, if there is one, in place of the answer.
+	Ahead func(ctx context.Context, req *web.Request) (_ context.Context, authorization string, wait func() *web.Response, ok bool)
 	// Instructions, when set, returns the instructions of initialize and
 	// server/discover for a caller served the tools for which served
 	// reports true: which tool to use for what. "" leaves them out.
@@ -271,6 +281,15 @@ func (h *Handler) Serve(ctx context.Context, req *web.Request) *web.Response {
 		st.placing = placing
 		defer placing.Wait()
 	}
+	if h.opts.Ahead != nil && h.readsOnly(ctx, req) {
+		if actx, authorization, wait, ok := h.opts.Ahead(ctx, req); ok {
+			resp := h.serveAdmitted(actx, withAuthorization(req, authorization), req, header)
+			if refusal := wait(); refusal != nil {
+				return refuseWith(ctx, header, refusal)
+			}
+			return resp
+		}
+	}
 	original := req
 	if h.opts.Authorize != nil {
 		authorization, readOnly, refusal := h.opts.Authorize(ctx, req)
@@ -280,6 +299,35 @@ func (h *Handler) Serve(ctx context.Context, req *web.Request) *web.Response {
 		req = withAuthorization(req, authorization)
 		st.readOnly = readOnly && h.opts.ReadOnlyTools != nil
 	}
+	return h.serveAdmitted(ctx, req, original, header)
+}
+
+// readsOnly reports whether req is one message whose work changes nothing
+// in Memos, on an isolate that knows the instance's release: a tool that a
+// read-only grant is served, or any method but tools/call (resources,
+// completions and prompts read; the rest ask nothing of Memos). A batch,
+// or a body that is not JSON, is not.
+func (h *Handler) readsOnly(ctx context.Context, req *web.Request) bool {
+	if !rawjson.ValidBytes(req.Body) {
+		return false
+	}
+	msg := rawjson.ParseBytes(req.Body)
+	if !msg.IsObject() {
+		return false
+	}
+	if msg.Get("method").Str != "tools/call" {
+		return true
+	}
+	if p, ok := h.opts.Tools.(placer); h.opts.ReadOnlyTools == nil || ok && !p.Placed() {
+		return false
+	}
+	return h.offerOf(h.opts.Tools.Release(ctx), true).names()[msg.Get("params").Get("name").Str]
+}
+
+// serveAdmitted answers a request whose credentials are admitted (req
+// carries those to send Memos; original, those it came with).
+func (h *Handler) serveAdmitted(ctx context.Context, req, original *web.Request, header web.Header) *web.Response {
+	st := stateOf(ctx)
 	if refusal := h.checkBody(req, header); refusal != nil {
 		return refusal
 	}

@@ -463,3 +463,83 @@ func TestFirstRequestCancelledMidStart(t *testing.T) {
 		cancel()
 	}
 }
+
+// A caller back from a pause, its acceptance run out (promisedWindow),
+// reads beside the check of its token: the tool's request reaches Memos
+// while the check is still unanswered, and the answer comes once Memos has
+// accepted the token. A token deleted during the pause gets 401, with
+// nothing of what its read found; a write waits for the check, as before.
+// (Behind Access nothing goes ahead: TestDeletedTokenRefused.)
+func TestReadsBesideTheCheckAfterAPause(t *testing.T) {
+	memo := newTools(t, memos.Token).createMemo("a memo read after a pause #e2eahead", "PRIVATE")
+	proxy := startFaultProxy(t)
+	gw := startGateway(t, harness.WorkerOptions{Vars: map[string]string{"MEMOS_URL": proxy.URL()}})
+	written, _ := newMemosToken(t)
+	gone, goneName := newMemosToken(t)
+	reader, writer, deleted := "Bearer "+memos.Token, "Bearer "+written, "Bearer "+gone
+	for _, auth := range []string{reader, writer, deleted} {
+		if resp, answer := rpcPost(t, gw.URL, auth, listBody); resp.StatusCode != 200 {
+			t.Fatalf("before the pause: %d %.300s", resp.StatusCode, answer)
+		}
+	}
+	// The check of a caller is held until another request of the same
+	// caller reaches Memos, or for 3 seconds: one that came is beside it.
+	var mu sync.Mutex
+	arrived := map[string]chan struct{}{}
+	beside := map[string]bool{}
+	signal := func(auth string) chan struct{} {
+		mu.Lock()
+		defer mu.Unlock()
+		if arrived[auth] == nil {
+			arrived[auth] = make(chan struct{})
+		}
+		return arrived[auth]
+	}
+	proxy.set(func(w http.ResponseWriter, r *http.Request) {
+		auth := r.Header.Get("Authorization")
+		if r.URL.Path == "/api/v1/auth/me" {
+			select {
+			case <-signal(auth):
+				mu.Lock()
+				beside[auth] = true
+				mu.Unlock()
+			case <-time.After(3 * time.Second):
+			}
+		} else if auth != "" {
+			ch := signal(auth)
+			mu.Lock()
+			select {
+			case <-ch:
+			default:
+				close(ch)
+			}
+			mu.Unlock()
+		}
+		proxy.pass.ServeHTTP(w, r)
+	})
+	time.Sleep(promisedWindow + 500*time.Millisecond)
+	memosAPI(t, "DELETE", "/api/v1/"+goneName, "")
+	get := string(toolCall(5, "memo_get_memo", map[string]any{"memo": memo}))
+
+	resp, answer := rpcPost(t, gw.URL, reader, get)
+	if resp.StatusCode != 200 || !strings.Contains(gjson.Get(answer, "result.structuredContent.content").Str, "read after a pause") {
+		t.Errorf("a read after the pause: %d %.300s", resp.StatusCode, answer)
+	}
+	resp, answer = rpcPost(t, gw.URL, deleted, get)
+	refusedToken(t, "a read with a token deleted during the pause", resp, answer)
+	if strings.Contains(answer, memo) {
+		t.Errorf("the refusal carries what the read found: %.300s", answer)
+	}
+	create := string(toolCall(6, "memo_create_memo", map[string]any{"body": map[string]any{"content": "written after a pause #e2eahead"}}))
+	if resp, answer := rpcPost(t, gw.URL, writer, create); resp.StatusCode != 200 || gjson.Get(answer, "result.isError").Bool() {
+		t.Errorf("a write after the pause: %d %.300s", resp.StatusCode, answer)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !beside[reader] || !beside[deleted] {
+		t.Errorf("the reads went to Memos beside their checks: %v (the reader), %v (the deleted token); want both", beside[reader], beside[deleted])
+	}
+	if beside[writer] {
+		t.Error("a write went to Memos before the check of its token had ended")
+	}
+}
