@@ -72,14 +72,22 @@ func main() {
 	cpuRow := flag.Bool("cpu", false, "instead of the table, measure row 11 alone: workerd's CPU per request of each kind on the task-cost notebook, beside the JavaScript proxy's per GET")
 	profile := flag.Bool("profile", false, "with -cpu: sample the request kinds whose names start with the arguments with perf instead, naming Go's functions from build/app.named.wasm (make wasmsize; Linux)")
 	leaseRow := flag.Bool("lease", false, "instead of the table, measure row 10 alone: the memo lock's cost per write under workerd alone (needs no Memos)")
-	delay := flag.Duration("delay", 0, "with -cold: hold each request to Memos this long (an instance farther away than loopback)")
-	rounds := flag.Int("rounds", 100, "with -pair, -calls or -cold: how many rounds (-calls: 10× as many requests)")
+	pause := flag.Duration("pause", 0, "instead of the table, compare the latency of tools/call memo_get_memo after pauses this long (the caller check's memory run out) of the builds named, beside the JavaScript proxy, -rounds rounds")
+	delay := flag.Duration("delay", 0, "with -cold or -pause: hold each request to Memos this long (an instance farther away than loopback)")
+	rounds := flag.Int("rounds", 100, "with -pair, -calls, -cold or -pause: how many rounds (-calls: 10× as many requests)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *pair {
 		if err := pairColdStarts(ctx, flag.Args(), *rounds, os.Stdout); err != nil {
 			fmt.Fprintf(os.Stderr, "bench -pair: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *pause > 0 {
+		if err := pausedCalls(ctx, flag.Args(), *rounds, *pause, *delay, os.Stdout); err != nil {
+			fmt.Fprintf(os.Stderr, "bench -pause: %v\n", err)
 			os.Exit(1)
 		}
 		return
