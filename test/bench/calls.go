@@ -22,39 +22,17 @@ func pairCalls(ctx context.Context, builds []string, rounds int, w io.Writer) er
 		return err
 	}
 	defer env.stop()
-	root, dir, compat, memos := env.root, env.dir, env.compat, env.memos
-	b := &bench{root: root, dir: dir, memos: memos}
+	memos := env.memos
+	b := &bench{root: env.root, dir: env.dir, memos: memos}
 	if err := b.seed(ctx); err != nil {
 		return err
 	}
-	vars := env.gatewayVars()
-	proxyDir, err := baselineWorker(root, dir, compat, "proxy", nil)
+	targets, err := env.proxyAndBuilds(builds, env.gatewayVars())
+	defer stopAll(targets)
 	if err != nil {
 		return err
 	}
-	if _, _, err := dryRun(root, proxyDir); err != nil {
-		return err
-	}
-	proxy, err := proxyDir.workerd(root, compat, map[string]string{"MEMOS_URL": memos.URL})
-	if err != nil {
-		return err
-	}
-	defer proxy.Stop()
-	token := memos.Token
-	get := getMemoBody(b.memo)
-	targets := []*worker{proxy}
-	for i, build := range builds {
-		wd, err := env.prepare(i, build)
-		if err != nil {
-			return err
-		}
-		wk, err := wd.workerd(root, compat, vars)
-		if err != nil {
-			return err
-		}
-		defer wk.Stop()
-		targets = append(targets, wk)
-	}
+	proxy, token, get := targets[0], memos.Token, getMemoBody(b.memo)
 	for _, t := range targets {
 		if _, _, err := t.waitReady(ctx, get, mcpHeaders(token)); err != nil {
 			return err
@@ -93,6 +71,43 @@ func pairCalls(ctx context.Context, builds []string, rounds int, w io.Writer) er
 			us(callCPU[i+1]), ratio(msf(callCPU[i+1]), msf(callCPU[0])), l, listRatio, us(listCPU[i]), listCPURatio)
 	}
 	return nil
+}
+
+// proxyAndBuilds starts, under workerd alone, the JavaScript proxy and
+// then each of builds (folders make build wrote) with vars, all over the
+// Memos of vars' MEMOS_URL. The Workers started are returned, to stop,
+// with any error.
+func (s *sideBySide) proxyAndBuilds(builds []string, vars map[string]string) ([]*worker, error) {
+	proxyDir, err := baselineWorker(s.root, s.dir, s.compat, "proxy", nil)
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := dryRun(s.root, proxyDir); err != nil {
+		return nil, err
+	}
+	proxy, err := proxyDir.workerd(s.root, s.compat, map[string]string{"MEMOS_URL": vars["MEMOS_URL"]})
+	if err != nil {
+		return nil, err
+	}
+	started := []*worker{proxy}
+	for i, build := range builds {
+		wd, err := s.prepare(i, build)
+		if err != nil {
+			return started, err
+		}
+		wk, err := wd.workerd(s.root, s.compat, vars)
+		if err != nil {
+			return started, err
+		}
+		started = append(started, wk)
+	}
+	return started, nil
+}
+
+func stopAll(workers []*worker) {
+	for _, w := range workers {
+		w.Stop()
+	}
 }
 
 // measureCPU is interleave over calls, the i-th sent to targets[i], with

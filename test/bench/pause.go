@@ -21,8 +21,7 @@ func pausedCalls(ctx context.Context, builds []string, rounds int, pause, delay 
 		return err
 	}
 	defer env.stop()
-	root, dir, compat := env.root, env.dir, env.compat
-	b := &bench{root: root, dir: dir, memos: env.memos}
+	b := &bench{root: env.root, dir: env.dir, memos: env.memos}
 	if err := b.seed(ctx); err != nil {
 		return err
 	}
@@ -32,34 +31,18 @@ func pausedCalls(ctx context.Context, builds []string, rounds int, pause, delay 
 			return err
 		}
 	}
-	proxyDir, err := baselineWorker(root, dir, compat, "proxy", nil)
+	targets, err := env.proxyAndBuilds(builds, vars)
+	defer stopAll(targets)
 	if err != nil {
 		return err
 	}
-	if _, _, err := dryRun(root, proxyDir); err != nil {
-		return err
-	}
-	proxy, err := proxyDir.workerd(root, compat, map[string]string{"MEMOS_URL": vars["MEMOS_URL"]})
-	if err != nil {
-		return err
-	}
-	defer proxy.Stop()
 	token, get := env.memos.Token, getMemoBody(b.memo)
-	calls := []*call{mcpCall("proxy", proxy.URL+"/mcp", token, get, isMemoJSON(b.memo))}
-	for i, build := range builds {
-		wd, err := env.prepare(i, build)
-		if err != nil {
-			return err
-		}
-		wk, err := wd.workerd(root, compat, vars)
-		if err != nil {
-			return err
-		}
-		defer wk.Stop()
+	calls := []*call{mcpCall("proxy", targets[0].URL+"/mcp", token, get, isMemoJSON(b.memo))}
+	for i, wk := range targets[1:] {
 		if _, _, err := wk.waitReady(ctx, get, mcpHeaders(token)); err != nil {
 			return err
 		}
-		calls = append(calls, mcpCall(build, wk.URL+"/mcp", token, get, either(isMemo(b.memo), isMemoJSON(b.memo))))
+		calls = append(calls, mcpCall(builds[i], wk.URL+"/mcp", token, get, either(isMemo(b.memo), isMemoJSON(b.memo))))
 	}
 	progress("tools/call memo_get_memo after pauses of %s, %d rounds over the proxy and %d builds, each request to Memos held %s", pause, rounds, len(builds), delay)
 	interleave(ctx, 0, warmRounds, calls...)
