@@ -51,6 +51,7 @@ type results struct {
 	callWorks               bool
 	callProblem             string
 	getMemo, proxy          [2]latency
+	forward                 latency // the empty Go program forwarding the call, workerd alone
 	builtin, rest           latency
 	bigBytes                int     // Memos' answer for the big list
 	bigList, bigProxy       latency // row 8, workerd alone
@@ -219,6 +220,7 @@ var runtimeName = [...]string{dev: "wrangler dev", alone: "workerd alone"}
 type workers struct {
 	gateway, floor, proxy, empty [2]*worker
 	quiet                        *worker // under wrangler dev only
+	forward                      *worker // the empty Go program forwarding memo_get_memo, workerd alone
 }
 
 func (ws *workers) stop() {
@@ -227,6 +229,7 @@ func (ws *workers) stop() {
 		w[alone].Stop()
 	}
 	ws.quiet.Stop()
+	ws.forward.Stop()
 }
 
 // warmRows starts the long-running Workers and measures on them: the
@@ -309,6 +312,7 @@ func (b *bench) warmRows(ctx context.Context, r *results, compat string) (floor 
 		{&ws.floor[alone], floor, nil, listBody},
 		{&ws.proxy[alone], proxy, memosVars, getMemoBody(b.memo)},
 		{&ws.empty[alone], b.empty, emptyVars, listBody},
+		{&ws.forward, b.empty, map[string]string{"FORWARD_URL": b.memos.URL}, getMemoBody(b.memo)},
 	}
 	for i, s := range starts {
 		if i < 4 {
@@ -336,6 +340,7 @@ func (b *bench) warmRows(ctx context.Context, r *results, compat string) (floor 
 	}
 	ws.gateway[alone].Stop()
 	ws.quiet.Stop()
+	ws.forward.Stop()
 	return floor, b.loadRows(ctx, r, ws.gateway[dev].URL)
 }
 
@@ -379,6 +384,7 @@ func (b *bench) latencyRows(ctx context.Context, r *results, ws *workers, payloa
 			calls = append(calls, mcpCall("gateway tools/call", ws.gateway[rt].URL+"/mcp", token, getMemoBody(b.memo), isMemo(b.memo)))
 		}
 	}
+	calls = append(calls, mcpCall("Go forwarder", ws.forward.URL+"/mcp", token, getMemoBody(b.memo), isMemoJSON(b.memo)))
 	if r.callWorks {
 		calls = append(calls, mcpCall("gateway tools/call, log discarded", ws.quiet.URL+"/mcp", token, getMemoBody(b.memo), isMemo(b.memo)))
 	}
@@ -390,6 +396,7 @@ func (b *bench) latencyRows(ctx context.Context, r *results, ws *workers, payloa
 			r.getMemo[rt], lat = lat[0], lat[1:]
 		}
 	}
+	r.forward, lat = lat[0], lat[1:]
 	if r.callWorks {
 		r.getMemoQuiet = lat[0]
 	}
@@ -398,7 +405,7 @@ func (b *bench) latencyRows(ctx context.Context, r *results, ws *workers, payloa
 			return err
 		}
 	}
-	return errors.Join(failed("4", "Memos' built-in /mcp", r.builtin), failed("4", "REST", r.rest))
+	return errors.Join(failed("4", "Memos' built-in /mcp", r.builtin), failed("4", "REST", r.rest), failed("4", "Go forwarder", r.forward))
 }
 
 // failed is the error of a baseline of row that failed while measured.
