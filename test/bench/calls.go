@@ -32,15 +32,16 @@ func pairCalls(ctx context.Context, builds []string, rounds int, w io.Writer) er
 	if err != nil {
 		return err
 	}
-	proxy, token, get := targets[0], memos.Token, getMemoBody(b.memo)
+	token, get := memos.Token, getMemoBody(b.memo)
 	for _, t := range targets {
 		if _, _, err := t.waitReady(ctx, get, mcpHeaders(token)); err != nil {
 			return err
 		}
 	}
-	progress("tools/call memo_get_memo, %d rounds over the proxy and %d builds, in turns", rounds, len(builds))
-	calls := []*call{mcpCall("proxy", proxy.URL+"/mcp", token, get, isMemoJSON(b.memo))}
-	for _, t := range targets[1:] {
+	progress("tools/call memo_get_memo, %d rounds over the proxy, the Go forwarder and %d builds, in turns", rounds, len(builds))
+	calls := []*call{mcpCall("proxy", targets[0].URL+"/mcp", token, get, isMemoJSON(b.memo)),
+		mcpCall("forwarder", targets[1].URL+"/mcp", token, get, isMemoJSON(b.memo))}
+	for _, t := range targets[2:] {
 		calls = append(calls, mcpCall("tools/call", t.URL+"/mcp", token, get, either(isMemo(b.memo), isMemoJSON(b.memo))))
 	}
 	got, callCPU, err := measureCPU(ctx, rounds, targets, calls)
@@ -49,10 +50,10 @@ func pairCalls(ctx context.Context, builds []string, rounds int, w io.Writer) er
 	}
 	progress("tools/list, %d rounds over %d builds, in turns", rounds, len(builds))
 	calls = calls[:0]
-	for _, t := range targets[1:] {
+	for _, t := range targets[2:] {
 		calls = append(calls, mcpCall("tools/list", t.URL+"/mcp", token, listBody, isResult))
 	}
-	lists, listCPU, err := measureCPU(ctx, rounds, targets[1:], calls)
+	lists, listCPU, err := measureCPU(ctx, rounds, targets[2:], calls)
 	if err != nil {
 		return err
 	}
@@ -60,23 +61,26 @@ func pairCalls(ctx context.Context, builds []string, rounds int, w io.Writer) er
 	fmt.Fprintln(w, "| build | tools/call memo_get_memo | ÷ proxy | CPU | ÷ proxy | tools/list | ÷ first build | CPU | ÷ first build |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
 	fmt.Fprintf(w, "| JavaScript proxy | %s | | %s | | | | | |\n", got[0], us(callCPU[0]))
+	fmt.Fprintf(w, "| Go forwarder (the empty Go program, FORWARD_URL) | %s | %s | %s | %s | | | | |\n", got[1], ratio(msf(got[1].p50()), msf(got[0].p50())),
+		us(callCPU[1]), ratio(msf(callCPU[1]), msf(callCPU[0])))
 	for i, build := range builds {
-		c, l := got[i+1], lists[i]
+		c, l := got[i+2], lists[i]
 		listRatio, listCPURatio := "—", "—" // a JavaScript Worker given as a build answers no tools/list
 		if len(l.sample) > 0 {
 			listRatio = ratio(msf(l.p50()), msf(lists[0].p50()))
 			listCPURatio = ratio(msf(listCPU[i]), msf(listCPU[0]))
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", build, c, ratio(msf(c.p50()), msf(got[0].p50())),
-			us(callCPU[i+1]), ratio(msf(callCPU[i+1]), msf(callCPU[0])), l, listRatio, us(listCPU[i]), listCPURatio)
+			us(callCPU[i+2]), ratio(msf(callCPU[i+2]), msf(callCPU[0])), l, listRatio, us(listCPU[i]), listCPURatio)
 	}
 	return nil
 }
 
-// proxyAndBuilds starts, under workerd alone, the JavaScript proxy and
-// then each of builds (folders make build wrote) with vars, all over the
-// Memos of vars' MEMOS_URL. The Workers started are returned, to stop,
-// with any error.
+// proxyAndBuilds starts, under workerd alone, the JavaScript proxy, the
+// Go forwarder (the empty Go program with FORWARD_URL: what any Go program
+// pays through the bridge for a call) and then each of builds (folders
+// make build wrote) with vars, all over the Memos of vars' MEMOS_URL. The
+// Workers started are returned in that order, to stop, with any error.
 func (s *sideBySide) proxyAndBuilds(builds []string, vars map[string]string) ([]*worker, error) {
 	proxyDir, err := baselineWorker(s.root, s.dir, s.compat, "proxy", nil)
 	if err != nil {
@@ -90,6 +94,18 @@ func (s *sideBySide) proxyAndBuilds(builds []string, vars map[string]string) ([]
 		return nil, err
 	}
 	started := []*worker{proxy}
+	empty, _, err := emptyGoWorker(s.root, s.dir, s.compat)
+	if err != nil {
+		return started, err
+	}
+	if _, _, err := dryRun(s.root, empty); err != nil {
+		return started, err
+	}
+	forwarder, err := empty.workerd(s.root, s.compat, map[string]string{"FORWARD_URL": vars["MEMOS_URL"]})
+	if err != nil {
+		return started, err
+	}
+	started = append(started, forwarder)
 	for i, build := range builds {
 		wd, err := s.prepare(i, build)
 		if err != nil {

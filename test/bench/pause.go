@@ -37,14 +37,17 @@ func pausedCalls(ctx context.Context, builds []string, rounds int, pause, delay 
 		return err
 	}
 	token, get := env.memos.Token, getMemoBody(b.memo)
-	calls := []*call{mcpCall("proxy", targets[0].URL+"/mcp", token, get, isMemoJSON(b.memo))}
-	for i, wk := range targets[1:] {
+	calls := []*call{mcpCall("proxy", targets[0].URL+"/mcp", token, get, isMemoJSON(b.memo)),
+		mcpCall("Go forwarder", targets[1].URL+"/mcp", token, get, isMemoJSON(b.memo))}
+	for i, wk := range targets[2:] {
+		calls = append(calls, mcpCall(builds[i], wk.URL+"/mcp", token, get, either(isMemo(b.memo), isMemoJSON(b.memo))))
+	}
+	for _, wk := range targets {
 		if _, _, err := wk.waitReady(ctx, get, mcpHeaders(token)); err != nil {
 			return err
 		}
-		calls = append(calls, mcpCall(builds[i], wk.URL+"/mcp", token, get, either(isMemo(b.memo), isMemoJSON(b.memo))))
 	}
-	progress("tools/call memo_get_memo after pauses of %s, %d rounds over the proxy and %d builds, each request to Memos held %s", pause, rounds, len(builds), delay)
+	progress("tools/call memo_get_memo after pauses of %s, %d rounds over the proxy, the Go forwarder and %d builds, each request to Memos held %s", pause, rounds, len(builds), delay)
 	interleave(ctx, 0, warmRounds, calls...)
 	got := make([]latency, len(calls))
 	for range rounds {
