@@ -11,8 +11,9 @@ import (
 )
 
 // runtimeContext is the object the entry module passes to the Go program:
-// env, ready, startupMs, memoryBytes and log. syumai/workers' wasm_exec.js exposes
-// it as the global "context". Requests never go through it: they cross
+// env, ready, startupMs, memoryBytes, log, and zone and zoneOffset
+// (zone_js.go). syumai/workers' wasm_exec.js exposes it as the global
+// "context". Requests never go through it: they cross
 // through the exported functions of exports_js.go.
 var runtimeContext = js.Global().Get("context")
 

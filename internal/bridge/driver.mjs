@@ -63,6 +63,8 @@ export async function startGo(mod, env, fetcher) {
       // Log lines written before the program serves; later ones are
       // effects of the calls into Go (see Gateway.call).
       log: (line) => console.log(line),
+      zone,
+      zoneOffset,
     };
     go.run(instance, context).finally(() => {
       // The Go program ended (it never should): fail what it owed.
@@ -71,6 +73,43 @@ export async function startGo(mod, env, fetcher) {
       reject(err);
     });
   });
+}
+
+// Time zones, for bridge.ZoneOffset: the runtime's Intl knows them, and Go
+// gets each offset as a number (a string or an object would cost it a
+// finalizer per call). zoneFormats holds the formats of the zones Go gave a
+// slot, which Go reuses once it has given out as many as it keeps.
+const zoneFormats = [];
+
+// zone makes slot the format of the IANA time zone name, and reports
+// whether Intl knows the zone.
+function zone(slot, name) {
+  try {
+    zoneFormats[slot] = new Intl.DateTimeFormat("en-US", {
+      timeZone: name,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "numeric",
+      day: "numeric",
+      hour: "numeric",
+      minute: "numeric",
+      second: "numeric",
+    });
+    return true;
+  } catch {
+    return false; // a RangeError: a zone Intl does not know
+  }
+}
+
+// zoneOffset returns the offset east of UTC, in seconds, of the zone in
+// slot at ms (milliseconds since 1970, whole seconds), or NaN.
+function zoneOffset(slot, ms) {
+  // en-US, numeric, 23-hour clock: "3/10/2024, 13:05:09".
+  const n = zoneFormats[slot]?.format(ms).match(/[0-9]+/g);
+  if (!n || n.length < 6) return NaN;
+  let local = Date.UTC(+n[2], n[0] - 1, +n[1], +n[3], +n[4], +n[5]);
+  if (+n[2] < 100) local = new Date(local).setUTCFullYear(+n[2]); // Date.UTC takes 0–99 for 1900–1999
+  return (local - ms) / 1000;
 }
 
 // The program's data, which `make build` moves out of the data segments

@@ -3,6 +3,7 @@
 package bridge
 
 import (
+	"math"
 	"sync"
 	"syscall/js"
 	"time"
@@ -12,62 +13,53 @@ import (
 // zone called name at t, as the runtime's Intl reckons it from its own
 // time zone database; ok is false for a zone Intl does not know. (Go's
 // time.LoadLocation would need time/tzdata in the wasm: +100 KB.)
+//
+// The driver reckons it (its context's zoneOffset) and hands back a
+// number: a js.Value of an object or a string gets a finalizer, whose
+// insertion walks what its span of the heap holds, and with a string per
+// call finalizers took 5% of workerd's CPU in memo_search's on_this_day
+// (bench -cpu -profile). A zone crosses as a string once, when it gets its
+// slot; later calls pass the slot and the time, both numbers.
 func ZoneOffset(name string, t time.Time) (seconds int, ok bool) {
-	f, ok := zoneFormat(name)
+	slot, ok := zoneSlot(name)
 	if !ok {
 		return 0, false
 	}
-	t = t.Truncate(time.Second)
-	// format takes the time as a number of milliseconds: no Date object.
-	// Every object js.Value gets a finalizer, and adding one costs more the
-	// more a span of the heap holds: with a Date per call, finalizers took
-	// a fifth of workerd's CPU in memo_search's on_this_day (bench -cpu
-	// -profile).
-	s := f.Call("format", float64(t.Unix())*1000).String()
-	// en-US, numeric, 23-hour clock: "3/10/2024, 13:05:09".
-	var n [6]int
-	k := 0
-	for i := 0; i < len(s) && k < len(n); i++ {
-		if c := s[i]; '0' <= c && c <= '9' {
-			n[k] = n[k]*10 + int(c-'0')
-			if i+1 == len(s) || s[i+1] < '0' || s[i+1] > '9' {
-				k++
-			}
-		}
-	}
-	if k < len(n) {
+	v := runtimeContext.Call("zoneOffset", slot, float64(t.Unix())*1000)
+	if v.Type() != js.TypeNumber {
 		return 0, false
 	}
-	local := time.Date(n[2], time.Month(n[0]), n[1], n[3], n[4], n[5], 0, time.UTC)
-	return int(local.Sub(t.UTC()) / time.Second), true
+	f := v.Float()
+	if math.IsNaN(f) {
+		return 0, false
+	}
+	return int(f), true
 }
 
-// zoneFormats keeps the Intl.DateTimeFormat of the zones asked for
-// lately: making one costs more than using it.
-var zoneFormats struct {
+// zoneSlots keeps the slots of the driver's zone formats by zone name:
+// making a format costs more than using it. When all maxZoneFormats are
+// taken, they are given out afresh.
+var zoneSlots struct {
 	sync.Mutex
-	m map[string]js.Value
+	m map[string]int
 }
 
 const maxZoneFormats = 32
 
-func zoneFormat(name string) (f js.Value, ok bool) {
-	zoneFormats.Lock()
-	defer zoneFormats.Unlock()
-	if f, ok := zoneFormats.m[name]; ok {
-		return f, true
+func zoneSlot(name string) (int, bool) {
+	zoneSlots.Lock()
+	defer zoneSlots.Unlock()
+	if slot, ok := zoneSlots.m[name]; ok {
+		return slot, true
 	}
-	defer func() {
-		if recover() != nil { // Intl throws a RangeError for an unknown zone
-			f, ok = js.Value{}, false
-		}
-	}()
-	opts := map[string]any{"timeZone": name, "hourCycle": "h23", "year": "numeric", "month": "numeric",
-		"day": "numeric", "hour": "numeric", "minute": "numeric", "second": "numeric"}
-	f = js.Global().Get("Intl").Get("DateTimeFormat").New("en-US", opts)
-	if zoneFormats.m == nil || len(zoneFormats.m) >= maxZoneFormats {
-		zoneFormats.m = map[string]js.Value{}
+	if zoneSlots.m == nil || len(zoneSlots.m) >= maxZoneFormats {
+		zoneSlots.m = map[string]int{}
 	}
-	zoneFormats.m[name] = f
-	return f, true
+	slot := len(zoneSlots.m)
+	// false for a zone Intl does not know, which keeps no slot.
+	if !runtimeContext.Call("zone", slot, name).Truthy() {
+		return 0, false
+	}
+	zoneSlots.m[name] = slot
+	return slot, true
 }

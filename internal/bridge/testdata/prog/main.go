@@ -97,6 +97,28 @@ func main() {
 			default:
 				text = "not yet"
 			}
+		case "/zone": // offsets the driver reckons, then what a call allocates
+			at := func(y int, mo time.Month, d, h, mi, sec int) time.Time {
+				return time.Date(y, mo, d, h, mi, sec, 0, time.UTC)
+			}
+			for _, z := range []struct {
+				name string
+				t    time.Time
+			}{
+				{"Europe/Berlin", at(2024, 3, 31, 0, 59, 59)}, {"Europe/Berlin", at(2024, 3, 31, 1, 0, 0)},
+				{"America/St_Johns", at(2024, 1, 15, 12, 0, 0)}, {"Asia/Kolkata", at(2024, 1, 15, 12, 0, 0)},
+				{"Europe/Berlin", at(50, 1, 1, 0, 0, 0)}, {"Nowhere/Nothing", at(2024, 1, 15, 12, 0, 0)},
+			} {
+				s, ok := bridge.ZoneOffset(z.name, z.t)
+				text += strconv.Itoa(s) + " " + strconv.FormatBool(ok) + "; "
+			}
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			for i := range 100 {
+				bridge.ZoneOffset("Europe/Berlin", at(2024, 3, 1+i%28, 12, 0, 0))
+			}
+			runtime.ReadMemStats(&after)
+			text += "allocs " + strconv.FormatUint(after.Mallocs-before.Mallocs, 10)
 		case "/large": // over MaxBytes, streamed, then declared
 			text = get("http://upstream/large") + "; " + get("http://upstream/declared")
 		default:
