@@ -86,7 +86,7 @@ func bothStates(ctx context.Context, m Memos, q *Query, size int64, token string
 		if err != nil {
 			return rawjson.Value{}, "", err
 		}
-		page := rawjson.ParseBytes(body)
+		page := rawjson.InPlace(body)
 		more = more || page.Get("nextPageToken").Str != ""
 		for _, memo := range page.Get("memos").Array() {
 			if !slices.Contains(cur.Seen, memoID(memo.Get("name").Str)) {

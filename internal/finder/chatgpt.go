@@ -47,7 +47,7 @@ func (f *Finder) search(ctx context.Context, args map[string]any, m Memos) ([]by
 	web := m.WebURL()
 	o := newObject()
 	o.open("results", '[')
-	rawjson.ParseBytes(body).Get("memos").ForEach(func(_, memo rawjson.Value) bool {
+	rawjson.InPlace(body).Get("memos").ForEach(func(_, memo rawjson.Value) bool {
 		name := memo.Get("name").Str
 		o.item('{')
 		o.str("id", memoID(name))

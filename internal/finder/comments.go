@@ -59,7 +59,7 @@ func commentHits(ctx context.Context, m Memos, o memos.Others, hits rawjson.Valu
 		if err != nil {
 			return true
 		}
-		rawjson.ParseBytes(body).Get("memos").ForEach(func(_, c rawjson.Value) bool {
+		rawjson.InPlace(body).Get("memos").ForEach(func(_, c rawjson.Value) bool {
 			if (!o.Lockdown || !o.Theirs(c)) && holdsAll(c.Get("content").Str, folded) {
 				found[name] = append(found[name], rawjson.ParseBytes(o.Mark(c)))
 			}

@@ -149,7 +149,7 @@ func (f *Finder) memoSearch(ctx context.Context, args map[string]any, m Memos) (
 	} else {
 		var body []byte
 		body, err = m.Get(ctx, memos.RouteMemos, listPath(q.Compile(), state, size, token))
-		list := rawjson.ParseBytes(body)
+		list := rawjson.InPlace(body)
 		found, next = list.Get("memos"), list.Get("nextPageToken").Str
 	}
 	if err != nil {
@@ -165,7 +165,11 @@ func (f *Finder) memoSearch(ctx context.Context, args map[string]any, m Memos) (
 	o.open("memos", '[')
 	found.ForEach(func(_, memo rawjson.Value) bool {
 		o.item('{')
-		h.write(o, rawjson.ParseBytes(others.Mark(memo)))
+		hit := memo // the caller's own as it is, another user's marked
+		if others.Theirs(memo) {
+			hit = rawjson.InPlace(others.Mark(memo))
+		}
+		h.write(o, hit)
 		h.writeComments(o, memo, inComments[memo.Get("name").Str])
 		o.close('}')
 		return true
@@ -231,14 +235,15 @@ func (h *hitShape) write(o *object, memo rawjson.Value) {
 	if h.archived && memo.Get("state").Str == "ARCHIVED" {
 		o.boolean("archived", true)
 	}
-	if tags := Written(stringsOf(memo.Get("tags")), memo.Get("content").Str); len(tags) > 0 {
+	content := memo.Get("content").Str
+	if tags := Written(stringsOf(memo.Get("tags")), content); len(tags) > 0 {
 		o.open("tags", '[')
 		for _, t := range tags {
 			o.strItem(t)
 		}
 		o.close(']')
 	}
-	text, cut := passages(memo.Get("content").Str, h.words, h.tasks, h.budget)
+	text, cut := passages(content, h.words, h.tasks, h.budget)
 	o.str("text", text)
 	if cut {
 		o.boolean("cut", true)

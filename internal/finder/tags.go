@@ -41,7 +41,7 @@ func tagsOf(ctx context.Context, m Memos, user string, max int) ([]Tag, error) {
 		return nil, err
 	}
 	var all []Tag
-	rawjson.ParseBytes(body).Get("tagCount").ForEach(func(k, v rawjson.Value) bool {
+	rawjson.InPlace(body).Get("tagCount").ForEach(func(k, v rawjson.Value) bool {
 		all = append(all, Tag{Name: k.Str, Count: v.Int()})
 		return len(all) < max
 	})

@@ -98,8 +98,9 @@ func implied(ctx context.Context, m Memos, user string, all []Tag) (counts map[s
 		if err != nil {
 			return nil, false, err
 		}
-		page := rawjson.ParseBytes(body)
-		page.Get("memos").ForEach(func(_, memo rawjson.Value) bool {
+		// Read where it lies, its array once: the page can be a megabyte.
+		page := rawjson.InPlace(body)
+		page.ElementsOf("memos", func(memo rawjson.Value) bool {
 			tags, content := stringsOf(memo.Get("tags")), memo.Get("content").Str
 			for _, t := range tags {
 				if impliedIn(t, tags, content) {

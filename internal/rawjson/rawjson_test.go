@@ -405,6 +405,11 @@ func FuzzValue(f *testing.F) {
 		} else if got, want := Compacted(out), Parse(string(out)); ok && got != want {
 			t.Fatalf("Compacted(%q) = %+v, Parse gives %+v", out, got, want)
 		}
+		if Valid(s) {
+			if got, want := InPlace([]byte(s)), Parse(s); got != want {
+				t.Fatalf("InPlace(%q) = %+v, Parse gives %+v", s, got, want)
+			}
+		}
 		check(t, s)
 		Parse(s).ForEach(func(k, v Value) bool { v.Get(k.Str); v.Array(); return true }) // no panic on anything
 	})

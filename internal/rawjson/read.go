@@ -56,6 +56,23 @@ func Parse(s string) Value {
 // ParseBytes is Parse on a copy of b.
 func ParseBytes(b []byte) Value { return Parse(string(b)) }
 
+// InPlace is Parse of b where it lies, for b that holds one valid value
+// (checked with Valid, as Memos' answers are): it neither copies b nor
+// looks for the value's end, which ParseBytes does at the cost of two
+// passes over a page of memos. b must not change while the Value, or a
+// string read from it, is in use.
+func InPlace(b []byte) Value {
+	s := unsafe.String(unsafe.SliceData(b), len(b))
+	i, j := skipSpace(s, 0), len(s)
+	for j > i && (s[j-1] == ' ' || s[j-1] == '\t' || s[j-1] == '\n' || s[j-1] == '\r') {
+		j--
+	}
+	if i == j {
+		return Value{}
+	}
+	return valueOf(s[i:j])
+}
+
 // Compacted is the value b holds as Compact writes it: one value, no white
 // space around it. It neither copies b nor looks for the value's end, so it
 // costs the same however long b is (a page of memos can be megabytes); b
