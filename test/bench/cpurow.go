@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -30,6 +31,11 @@ const (
 type kindCPU struct {
 	name string
 	cpu  time.Duration // workerd's, all threads, per request
+	// For a kind whose reads are heavy: what the JavaScript reader took
+	// for the same requests to Memos (cpufloor.go), measured in turns with
+	// the kind.
+	reads  kindReads
+	reader time.Duration
 }
 
 // cpuKind is a request kind of row 11 and its JSON-RPC body.
@@ -73,6 +79,24 @@ func (b *bench) cpuRow(ctx context.Context, r *results, compat string) error {
 	if err != nil {
 		return err
 	}
+	kinds := cpuKinds(memo)
+	progress("row 11: recording the requests to Memos of one call of each of %d kinds", len(kinds))
+	reads, err := b.recordReads(ctx, compat, kinds)
+	if err != nil {
+		return err
+	}
+	readerDir, err := baselineWorker(b.root, b.dir, compat, "reader", nil)
+	if err != nil {
+		return err
+	}
+	if _, _, err := dryRun(b.root, readerDir); err != nil {
+		return err
+	}
+	reader, err := readerDir.workerd(b.root, compat, map[string]string{"MEMOS_URL": b.memos.URL})
+	if err != nil {
+		return err
+	}
+	defer reader.Stop()
 	// Its memo locks in SQLite on disk, as production keeps them: a write
 	// takes one (row 10 measures it apart). No other workerd of this
 	// folder runs meanwhile.
@@ -86,7 +110,6 @@ func (b *bench) cpuRow(ctx context.Context, r *results, compat string) error {
 	defer proxy.Stop()
 	token := b.memos.Token
 	get := getMemoBody(memo)
-	kinds := cpuKinds(memo)
 	progress("row 11: workerd's CPU per request, %d of each of %d kinds on the notebook, and the JavaScript proxy's GET before and after", cpuRounds, len(kinds))
 	proxyGet := func() (time.Duration, error) {
 		lat, cpu, err := measureCPU(ctx, cpuRounds, []*worker{proxy}, []*call{mcpCall("proxy", proxy.URL+"/mcp", token, get, isMemoJSON(memo))})
@@ -104,14 +127,26 @@ func (b *bench) cpuRow(ctx context.Context, r *results, compat string) error {
 	}
 	r.cpuKinds = r.cpuKinds[:0]
 	for _, k := range kinds {
-		lat, cpu, err := measureCPU(ctx, cpuRounds, []*worker{gateway}, []*call{mcpCall(k.name, gateway.URL+"/mcp", token, k.body, isResult)})
-		if err == nil && lat[0].errors > 0 {
-			err = fmt.Errorf("row 11: %s failed %d times: %v", k.name, lat[0].errors, lat[0].firstErr)
+		targets, calls := []*worker{gateway}, []*call{mcpCall(k.name, gateway.URL+"/mcp", token, k.body, isResult)}
+		kr := reads[k.name]
+		if kr.heavy() {
+			targets = append(targets, reader)
+			calls = append(calls, mcpCall(k.name+", reader", reader.URL, token, kr.body(), readAll(kr)))
+		}
+		lat, cpu, err := measureCPU(ctx, cpuRounds, targets, calls)
+		for i := range lat {
+			if err == nil && lat[i].errors > 0 {
+				err = fmt.Errorf("row 11: %s failed %d times: %v", calls[i].name, lat[i].errors, lat[i].firstErr)
+			}
 		}
 		if err != nil {
 			return err
 		}
-		r.cpuKinds = append(r.cpuKinds, kindCPU{k.name, cpu[0]})
+		c := kindCPU{name: k.name, cpu: cpu[0]}
+		if kr.heavy() {
+			c.reads, c.reader = kr, cpu[1]
+		}
+		r.cpuKinds = append(r.cpuKinds, c)
 	}
 	after, err := proxyGet()
 	if err != nil {
@@ -143,7 +178,20 @@ func (r *results) cpuRows(add func(cells ...string)) {
 		}
 		add("11", "CPU per request, workerd alone, notebook of "+strconv.Itoa(notebookMemos)+" memos: "+k.name+" ("+free+")", us(k.cpu),
 			"JavaScript proxy, one GET: "+us(r.proxyCPU), ratio(float64(k.cpu), float64(r.proxyCPU)))
+		if k.reader > 0 {
+			add("11", "… against a JavaScript Worker sending its "+strconv.Itoa(len(k.reads))+" requests to Memos ("+kb(k.reads.size())+") and parsing the answers", "",
+				"JavaScript reader: "+us(k.reader), ratio(float64(k.cpu), float64(k.reader)))
+		}
 	}
+}
+
+// readerFigure is what the heaviest kind's figure adds: its ratio to the
+// JavaScript reader of the same requests, where it has one.
+func (k kindCPU) readerFigure() string {
+	if k.reader == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; against a JavaScript Worker reading the same %d answers of Memos (%s): %s", len(k.reads), kb(k.reads.size()), ratio(float64(k.cpu), float64(k.reader)))
 }
 
 // cpuGoals are row 11's goals: every kind within cpuGoal GETs of the
@@ -158,7 +206,7 @@ func (r *results) cpuGoals() []goal {
 			heaviest = k
 		}
 	}
-	figure := fmt.Sprintf("heaviest %s: %s vs %s = %s", heaviest.name, us(heaviest.cpu), us(r.proxyCPU), ratio(float64(heaviest.cpu), float64(r.proxyCPU)))
+	figure := fmt.Sprintf("heaviest %s: %s vs %s = %s", heaviest.name, us(heaviest.cpu), us(r.proxyCPU), ratio(float64(heaviest.cpu), float64(r.proxyCPU))) + heaviest.readerFigure()
 	return []goal{
 		{what: fmt.Sprintf("every request kind's CPU ≤ %.1f× the JavaScript proxy's per GET, workerd alone", cpuGoal), measured: true,
 			met: float64(heaviest.cpu) <= cpuGoal*float64(r.proxyCPU), figure: figure},
@@ -168,13 +216,17 @@ func (r *results) cpuGoals() []goal {
 }
 
 // cpuOnly is `go run ./test/bench -cpu`: row 11 alone, on a Memos of its
-// own with the notebook seeded, for the gateway of build/.
-func cpuOnly(ctx context.Context, w io.Writer) error {
+// own with the notebook seeded, for the gateway of build/; with builds
+// named, cpuCompare.
+func cpuOnly(ctx context.Context, builds []string, w io.Writer) error {
 	env, err := startSideBySide(ctx)
 	if err != nil {
 		return err
 	}
 	defer env.stop()
+	if len(builds) > 0 {
+		return cpuCompare(ctx, env, builds, w)
+	}
 	b := &bench{root: env.root, dir: env.dir, memos: env.memos, vars: env.gatewayVars()}
 	if b.gateway, err = gatewayWorker(b.root, b.dir, env.compat); err != nil {
 		return err
@@ -209,5 +261,70 @@ func cpuOnly(ctx context.Context, w io.Writer) error {
 		fmt.Fprintf(w, "\n%s: %s, %s", g.what, g.figure, state)
 	}
 	fmt.Fprintln(w)
+	return nil
+}
+
+// cpuCompare is `go run ./test/bench -cpu DIR…`: row 11's kinds on each
+// build named (a folder make build wrote), in turns request by request,
+// each build under a workerd of its own: the way to tell what a change
+// does to a kind's CPU on a shared machine.
+func cpuCompare(ctx context.Context, env *sideBySide, builds []string, w io.Writer) error {
+	progress("seeding a notebook of %d memos", notebookMemos)
+	if err := notebook.Seed(ctx, env.memos.URL, env.memos.Token); err != nil {
+		return err
+	}
+	b := &bench{root: env.root, dir: env.dir, memos: env.memos, vars: env.gatewayVars()}
+	token := env.memos.Token
+	var targets []*worker
+	var kinds [][]cpuKind // each build's: a memo of its own to edit
+	defer func() {
+		for _, t := range targets {
+			t.Stop()
+		}
+	}()
+	for i, build := range builds {
+		wd, err := env.prepare(i, build)
+		if err != nil {
+			return err
+		}
+		wd.onDisk = true // each in its own folder
+		t, err := wd.workerd(env.root, env.compat, b.vars)
+		if err != nil {
+			return err
+		}
+		targets = append(targets, t)
+		if _, _, err := t.waitReady(ctx, listBody, mcpHeaders(token)); err != nil {
+			return err
+		}
+		memo, err := b.cpuMemo(ctx)
+		if err != nil {
+			return err
+		}
+		kinds = append(kinds, cpuKinds(memo))
+	}
+	fmt.Fprintf(w, "workerd's CPU per request (all threads), %d requests of each kind on each build after %d to warm up, in turns\n\n", cpuRounds, warmRounds)
+	fmt.Fprintf(w, "| kind | %s | ratio to the first |\n|---|%s---|\n", strings.Join(builds, " | "), strings.Repeat("---|", len(builds)))
+	for j, k := range kinds[0] {
+		calls := make([]*call, len(targets))
+		for i, t := range targets {
+			calls[i] = mcpCall(k.name, t.URL+"/mcp", token, kinds[i][j].body, isResult)
+		}
+		lat, cpu, err := measureCPU(ctx, cpuRounds, targets, calls)
+		if err != nil {
+			return err
+		}
+		cells := []string{k.name}
+		ratios := []string{}
+		for i := range targets {
+			if lat[i].errors > 0 {
+				return fmt.Errorf("%s on %s failed %d times: %v", k.name, builds[i], lat[i].errors, lat[i].firstErr)
+			}
+			cells = append(cells, us(cpu[i]))
+			if i > 0 {
+				ratios = append(ratios, ratio(float64(cpu[i]), float64(cpu[0])))
+			}
+		}
+		fmt.Fprintf(w, "| %s | %s |\n", strings.Join(cells, " | "), strings.Join(ratios, ", "))
+	}
 	return nil
 }

@@ -69,7 +69,7 @@ func main() {
 	calls := flag.Bool("calls", false, "instead of the table, compare the warm tools/call and tools/list latency of the builds named, side by side, under workerd alone")
 	compiled := flag.Bool("compiled", false, "instead of the table, count the machine code V8 makes from a cold start to the first answer, for the builds named and the empty Go program (Linux)")
 	coldRow := flag.Bool("cold", false, "instead of the table, measure row 2's cold starts under workerd alone (binary configuration) alone: the gateway of build/ against both empty Go programs and the builds named, -rounds rounds")
-	cpuRow := flag.Bool("cpu", false, "instead of the table, measure row 11 alone: workerd's CPU per request of each kind on the task-cost notebook, beside the JavaScript proxy's per GET")
+	cpuRow := flag.Bool("cpu", false, "instead of the table, measure row 11 alone: workerd's CPU per request of each kind on the task-cost notebook, beside the JavaScript proxy's per GET; with builds named (folders make build wrote), compare them kind by kind, in turns")
 	profile := flag.Bool("profile", false, "with -cpu: sample the request kinds whose names start with the arguments with perf instead, naming Go's functions from build/app.named.wasm (make wasmsize; Linux)")
 	leaseRow := flag.Bool("lease", false, "instead of the table, measure row 10 alone: the memo lock's cost per write under workerd alone (needs no Memos)")
 	pause := flag.Duration("pause", 0, "instead of the table, compare the latency of tools/call memo_get_memo after pauses this long (the caller check's memory run out) of the builds named, beside the JavaScript proxy, -rounds rounds")
@@ -107,7 +107,7 @@ func main() {
 		return
 	}
 	if *cpuRow {
-		if err := cpuOnly(ctx, os.Stdout); err != nil {
+		if err := cpuOnly(ctx, flag.Args(), os.Stdout); err != nil {
 			fmt.Fprintf(os.Stderr, "bench -cpu: %v\n", err)
 			os.Exit(1)
 		}
