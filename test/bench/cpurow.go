@@ -108,20 +108,42 @@ func (b *bench) cpuRow(ctx context.Context, r *results, compat string) error {
 	}
 	defer gateway.Stop()
 	defer proxy.Stop()
+	// The Go forwarder's GET beside the proxy's: what any Go program pays
+	// through the bridge for one.
+	if b.empty.main == "" {
+		if b.empty, _, err = emptyGoWorker(b.root, b.dir, compat); err != nil {
+			return err
+		}
+		if _, _, err := dryRun(b.root, b.empty); err != nil {
+			return err
+		}
+	}
+	forwarder, err := b.empty.workerd(b.root, compat, map[string]string{"FORWARD_URL": b.memos.URL})
+	if err != nil {
+		return err
+	}
+	defer forwarder.Stop()
 	token := b.memos.Token
 	get := getMemoBody(memo)
+	if _, _, err := forwarder.waitReady(ctx, get, mcpHeaders(token)); err != nil {
+		return err
+	}
 	progress("row 11: workerd's CPU per request, %d of each of %d kinds on the notebook, and the JavaScript proxy's GET before and after", cpuRounds, len(kinds))
-	proxyGet := func() (time.Duration, error) {
-		lat, cpu, err := measureCPU(ctx, cpuRounds, []*worker{proxy}, []*call{mcpCall("proxy", proxy.URL+"/mcp", token, get, isMemoJSON(memo))})
-		if err == nil && lat[0].errors > 0 {
-			err = fmt.Errorf("row 11: the JavaScript proxy's GET failed %d times: %v", lat[0].errors, lat[0].firstErr)
+	proxyGet := func() (proxied, forwarded time.Duration, err error) {
+		calls := []*call{mcpCall("the JavaScript proxy's GET", proxy.URL+"/mcp", token, get, isMemoJSON(memo)),
+			mcpCall("the Go forwarder's GET", forwarder.URL+"/mcp", token, get, isMemoJSON(memo))}
+		lat, cpu, err := measureCPU(ctx, cpuRounds, []*worker{proxy, forwarder}, calls)
+		for i := range lat {
+			if err == nil && lat[i].errors > 0 {
+				err = fmt.Errorf("row 11: %s failed %d times: %v", calls[i].name, lat[i].errors, lat[i].firstErr)
+			}
 		}
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
-		return cpu[0], nil
+		return cpu[0], cpu[1], nil
 	}
-	before, err := proxyGet()
+	before, forwardBefore, err := proxyGet()
 	if err != nil {
 		return err
 	}
@@ -148,11 +170,11 @@ func (b *bench) cpuRow(ctx context.Context, r *results, compat string) error {
 		}
 		r.cpuKinds = append(r.cpuKinds, c)
 	}
-	after, err := proxyGet()
+	after, forwardAfter, err := proxyGet()
 	if err != nil {
 		return err
 	}
-	r.proxyCPU = (before + after) / 2
+	r.proxyCPU, r.forwardCPU = (before+after)/2, (forwardBefore+forwardAfter)/2
 	return nil
 }
 
@@ -171,6 +193,8 @@ func (b *bench) cpuMemo(ctx context.Context) (string, error) {
 
 // cpuRows is row 11 of the table.
 func (r *results) cpuRows(add func(cells ...string)) {
+	add("11", "CPU per request, workerd alone: a Go program that only forwards one GET, through the same entry module and bridge (the empty Go program, FORWARD_URL)", "",
+		"Go forwarder: "+us(r.forwardCPU)+"; JavaScript proxy: "+us(r.proxyCPU), ratio(float64(r.forwardCPU), float64(r.proxyCPU))+" (forwarder ÷ proxy)")
 	for _, k := range r.cpuKinds {
 		free := "within the Free plan's " + ms(freePlanCPU)
 		if k.cpu > freePlanCPU {
@@ -206,7 +230,8 @@ func (r *results) cpuGoals() []goal {
 			heaviest = k
 		}
 	}
-	figure := fmt.Sprintf("heaviest %s: %s vs %s = %s", heaviest.name, us(heaviest.cpu), us(r.proxyCPU), ratio(float64(heaviest.cpu), float64(r.proxyCPU))) + heaviest.readerFigure()
+	figure := fmt.Sprintf("heaviest %s: %s vs %s = %s", heaviest.name, us(heaviest.cpu), us(r.proxyCPU), ratio(float64(heaviest.cpu), float64(r.proxyCPU))) + heaviest.readerFigure() +
+		"; a Go program that only forwards one GET: " + ratio(float64(r.forwardCPU), float64(r.proxyCPU))
 	return []goal{
 		{what: fmt.Sprintf("every request kind's CPU ≤ %.1f× the JavaScript proxy's per GET, workerd alone", cpuGoal), measured: true,
 			met: float64(heaviest.cpu) <= cpuGoal*float64(r.proxyCPU), figure: figure},

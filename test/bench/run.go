@@ -68,6 +68,7 @@ type results struct {
 	tasks                   []taskCost // row 9
 	cpuKinds                []kindCPU  // row 11
 	proxyCPU                time.Duration
+	forwardCPU              time.Duration // row 11: the Go forwarder's GET
 }
 
 // bench holds the parts of a run.
