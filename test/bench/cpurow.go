@@ -32,7 +32,7 @@ type kindCPU struct {
 	name string
 	cpu  time.Duration // workerd's, all threads, per request
 	// For a kind whose reads are heavy: what the JavaScript reader took
-	// for the same requests to Memos (cpufloor.go), measured in turns with
+	// for the same requests to Memos (cpufloor.go), measured right after
 	// the kind.
 	reads  kindReads
 	reader time.Duration
@@ -129,19 +129,26 @@ func (b *bench) cpuRow(ctx context.Context, r *results, compat string) error {
 		return err
 	}
 	progress("row 11: workerd's CPU per request, %d of each of %d kinds on the notebook, and the JavaScript proxy's GET before and after", cpuRounds, len(kinds))
-	proxyGet := func() (proxied, forwarded time.Duration, err error) {
-		calls := []*call{mcpCall("the JavaScript proxy's GET", proxy.URL+"/mcp", token, get, isMemoJSON(memo)),
-			mcpCall("the Go forwarder's GET", forwarder.URL+"/mcp", token, get, isMemoJSON(memo))}
-		lat, cpu, err := measureCPU(ctx, cpuRounds, []*worker{proxy, forwarder}, calls)
-		for i := range lat {
-			if err == nil && lat[i].errors > 0 {
-				err = fmt.Errorf("row 11: %s failed %d times: %v", calls[i].name, lat[i].errors, lat[i].firstErr)
-			}
+	// alone measures the CPU of c's requests to w with no other target in
+	// turns: a workerd that idles while another serves spends more per
+	// request (measured: the proxy's GET 27% more in turns with the Go
+	// forwarder than alone).
+	alone := func(w *worker, c *call) (time.Duration, error) {
+		lat, cpu, err := measureCPU(ctx, cpuRounds, []*worker{w}, []*call{c})
+		if err == nil && lat[0].errors > 0 {
+			err = fmt.Errorf("row 11: %s failed %d times: %v", c.name, lat[0].errors, lat[0].firstErr)
 		}
 		if err != nil {
+			return 0, err
+		}
+		return cpu[0], nil
+	}
+	proxyGet := func() (proxied, forwarded time.Duration, err error) {
+		if proxied, err = alone(proxy, mcpCall("the JavaScript proxy's GET", proxy.URL+"/mcp", token, get, isMemoJSON(memo))); err != nil {
 			return 0, 0, err
 		}
-		return cpu[0], cpu[1], nil
+		forwarded, err = alone(forwarder, mcpCall("the Go forwarder's GET", forwarder.URL+"/mcp", token, get, isMemoJSON(memo)))
+		return proxied, forwarded, err
 	}
 	before, forwardBefore, err := proxyGet()
 	if err != nil {
@@ -149,24 +156,15 @@ func (b *bench) cpuRow(ctx context.Context, r *results, compat string) error {
 	}
 	r.cpuKinds = r.cpuKinds[:0]
 	for _, k := range kinds {
-		targets, calls := []*worker{gateway}, []*call{mcpCall(k.name, gateway.URL+"/mcp", token, k.body, isResult)}
-		kr := reads[k.name]
-		if kr.heavy() {
-			targets = append(targets, reader)
-			calls = append(calls, mcpCall(k.name+", reader", reader.URL, token, kr.body(), readAll(kr)))
-		}
-		lat, cpu, err := measureCPU(ctx, cpuRounds, targets, calls)
-		for i := range lat {
-			if err == nil && lat[i].errors > 0 {
-				err = fmt.Errorf("row 11: %s failed %d times: %v", calls[i].name, lat[i].errors, lat[i].firstErr)
-			}
-		}
-		if err != nil {
+		c := kindCPU{name: k.name}
+		if c.cpu, err = alone(gateway, mcpCall(k.name, gateway.URL+"/mcp", token, k.body, isResult)); err != nil {
 			return err
 		}
-		c := kindCPU{name: k.name, cpu: cpu[0]}
-		if kr.heavy() {
-			c.reads, c.reader = kr, cpu[1]
+		if kr := reads[k.name]; kr.heavy() {
+			c.reads = kr
+			if c.reader, err = alone(reader, mcpCall(k.name+", reader", reader.URL, token, kr.body(), readAll(kr))); err != nil {
+				return err
+			}
 		}
 		r.cpuKinds = append(r.cpuKinds, c)
 	}
