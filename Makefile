@@ -23,7 +23,7 @@ NEXT_BIN := $(MEMOS_CACHE)/$(basename $(basename $(notdir $(NEXT_SOURCE))))-$(NE
 # What make test runs against it (a go test -run pattern): the tour of every
 # tool and the tests of what differs (tags, reactions, the local Memos'
 # version), each asserting that release's answers.
-NEXT_TESTS ?= TestRelease|TestTools|TestTSSDKClient|TestOneGoInstanceServesEveryRequest|TestFinder|TestResources|TestWritePathLostAnswers|TestMakeDevStartsLocalMemos
+NEXT_TESTS ?= TestRelease|TestTools|TestTSSDKClient|TestOneGoInstanceServesEveryRequest|TestFinder|TestResources|TestWritePathLostAnswers|TestMakeDevStartsLocalMemos|TestReadsBesideTheCheckAfterAPause
 NEXT_RUN := $(if $(NEXT_SOURCE),$(NEXT_TESTS))
 
 # Fuzz targets as package:Target; `make fuzz` runs each for FUZZTIME.
