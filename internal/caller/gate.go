@@ -52,7 +52,8 @@ func verdict(err error) *web.Response {
 // Ahead admits an /mcp request before its check has ended, where that
 // check would keep it waiting: the token's acceptance has run out
 // (Options.Accepted), a caller back from a pause, but is still remembered
-// (Options.Stale). It starts the check and returns the Authorization to
+// (Options.Stale), and reads reports that the request only reads (it is
+// asked only then). It starts the check and returns the Authorization to
 // send Memos, ctx for the request's work (in which Verify waits for this
 // check rather than ask again), and wait, which returns Authorize's
 // refusal once the check has ended, nil for an acceptance; the request
@@ -65,7 +66,7 @@ func verdict(err error) *web.Response {
 // token), change nothing, and their answers go nowhere until wait has
 // accepted the token. A token Memos never accepted, or refused moments
 // ago, always waits.
-func (v *Verifier) Ahead(ctx context.Context, req *web.Request) (_ context.Context, authorization string, wait func() *web.Response, ok bool) {
+func (v *Verifier) Ahead(ctx context.Context, req *web.Request, reads func() bool) (_ context.Context, authorization string, wait func() *web.Response, ok bool) {
 	token, bearer := web.BearerToken(req.Header.Get("authorization"))
 	if !bearer {
 		return ctx, "", nil, false
@@ -75,7 +76,7 @@ func (v *Verifier) Ahead(ctx context.Context, req *web.Request) (_ context.Conte
 	v.mu.Lock()
 	e, known := v.accepted[k]
 	v.mu.Unlock()
-	if !known || now.Sub(e.at) < v.opts.Accepted || now.Sub(e.at) >= v.opts.Accepted+v.opts.Stale {
+	if !known || now.Sub(e.at) < v.opts.Accepted || now.Sub(e.at) >= v.opts.Accepted+v.opts.Stale || !reads() {
 		return ctx, "", nil, false
 	}
 	p := &pending{k: k, done: make(chan struct{})}

@@ -114,12 +114,13 @@ func TestRevoked(t *testing.T) {
 // it asks Memos once, the request's own Verify waits for that answer
 // rather than ask again, and wait gives Authorize's verdict. A token never
 // accepted, one whose acceptance stands, and one forgotten wait for
-// Authorize, with nothing asked.
+// Authorize, with nothing asked, as does a request that does not only
+// read.
 func TestAhead(t *testing.T) {
 	m, c := newMemos(map[string]string{"good": "users/alice"}), newClock()
 	v := New(m.check, Options{Now: c.Now})
 	ahead := func(token string) (context.Context, string, func() *web.Response, bool) {
-		return v.Ahead(t.Context(), &web.Request{Method: "POST", URL: "https://gw.example/mcp", Header: web.Header{"authorization": "Bearer " + token}})
+		return v.Ahead(t.Context(), &web.Request{Method: "POST", URL: "https://gw.example/mcp", Header: web.Header{"authorization": "Bearer " + token}}, func() bool { return true })
 	}
 	for _, token := range []string{"good", "made-up"} {
 		if _, _, _, ok := ahead(token); ok || m.calls() != 0 {
@@ -132,6 +133,10 @@ func TestAhead(t *testing.T) {
 		t.Error("an acceptance that stands went ahead")
 	}
 	c.advance(DefaultAccepted)
+	writes := func() bool { return false }
+	if _, _, _, ok := v.Ahead(t.Context(), &web.Request{Header: web.Header{"authorization": "Bearer good"}}, writes); ok || m.calls() != 2 {
+		t.Errorf("a request that writes: ahead %v after %d checks; want neither", ok, m.calls())
+	}
 	ctx, auth, wait, ok := ahead("good")
 	if !ok || auth != "Bearer good" {
 		t.Fatalf("a caller back from a pause: ahead %v with %q", ok, auth)
@@ -159,7 +164,7 @@ func TestAhead(t *testing.T) {
 	if _, _, _, ok := ahead("good"); ok {
 		t.Error("an acceptance past Stale went ahead")
 	}
-	if _, _, _, ok := v.Ahead(t.Context(), &web.Request{Header: web.Header{"authorization": "Basic Z29vZA=="}}); ok {
+	if _, _, _, ok := v.Ahead(t.Context(), &web.Request{Header: web.Header{"authorization": "Basic Z29vZA=="}}, func() bool { return true }); ok {
 		t.Error("another scheme went ahead")
 	}
 }

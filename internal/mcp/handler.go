@@ -71,11 +71,13 @@ type Options struct {
 	// for Memos (caller.Verifier.Ahead): it returns the request's context
 	// and Authorization, and wait, which returns Authorize's refusal, nil
 	// for an acceptance, once the check has ended; ok false leaves the
-	// request to Authorize. The handler asks it only for a request of one
-	// message that changes nothing in Memos (readsOnly), serves it
-	// beside the check, and answers only once wait has returned: with the
-	// refusal, if there is one, in place of the answer.
-	Ahead func(ctx context.Context, req *web.Request) (_ context.Context, authorization string, wait func() *web.Response, ok bool)
+	// request to Authorize. reads reports whether the request is one
+	// message that changes nothing in Memos (readsOnly); Ahead asks it only
+	// of a request it would admit otherwise, so that no other request's
+	// body is read before its credentials are. The handler serves an
+	// admitted request beside the check, and answers only once wait has
+	// returned: with the refusal, if there is one, in place of the answer.
+	Ahead func(ctx context.Context, req *web.Request, reads func() bool) (_ context.Context, authorization string, wait func() *web.Response, ok bool)
 	// Instructions, when set, returns the instructions of initialize and
 	// server/discover for a caller served the tools for which served
 	// reports true: which tool to use for what. "" leaves them out.
@@ -281,8 +283,8 @@ func (h *Handler) Serve(ctx context.Context, req *web.Request) *web.Response {
 		st.placing = placing
 		defer placing.Wait()
 	}
-	if h.opts.Ahead != nil && h.readsOnly(ctx, req) {
-		if actx, authorization, wait, ok := h.opts.Ahead(ctx, req); ok {
+	if h.opts.Ahead != nil {
+		if actx, authorization, wait, ok := h.opts.Ahead(ctx, req, func() bool { return h.readsOnly(ctx, req) }); ok {
 			resp := h.serveAdmitted(actx, withAuthorization(req, authorization), req, header)
 			if refusal := wait(); refusal != nil {
 				return refuseWith(ctx, header, refusal)
