@@ -27,23 +27,12 @@ func pairCalls(ctx context.Context, builds []string, rounds int, w io.Writer) er
 	if err := b.seed(ctx); err != nil {
 		return err
 	}
-	targets, err := env.proxyAndBuilds(builds, env.gatewayVars())
+	targets, calls, err := env.getMemoTargets(ctx, builds, env.gatewayVars(), b.memo)
 	defer stopAll(targets)
 	if err != nil {
 		return err
 	}
-	token, get := memos.Token, getMemoBody(b.memo)
-	for _, t := range targets {
-		if _, _, err := t.waitReady(ctx, get, mcpHeaders(token)); err != nil {
-			return err
-		}
-	}
 	progress("tools/call memo_get_memo, %d rounds over the proxy, the Go forwarder and %d builds, in turns", rounds, len(builds))
-	calls := []*call{mcpCall("proxy", targets[0].URL+"/mcp", token, get, isMemoJSON(b.memo)),
-		mcpCall("forwarder", targets[1].URL+"/mcp", token, get, isMemoJSON(b.memo))}
-	for _, t := range targets[2:] {
-		calls = append(calls, mcpCall("tools/call", t.URL+"/mcp", token, get, either(isMemo(b.memo), isMemoJSON(b.memo))))
-	}
 	got, callCPU, err := measureCPU(ctx, rounds, targets, calls)
 	if err != nil {
 		return err
@@ -51,7 +40,7 @@ func pairCalls(ctx context.Context, builds []string, rounds int, w io.Writer) er
 	progress("tools/list, %d rounds over %d builds, in turns", rounds, len(builds))
 	calls = calls[:0]
 	for _, t := range targets[2:] {
-		calls = append(calls, mcpCall("tools/list", t.URL+"/mcp", token, listBody, isResult))
+		calls = append(calls, mcpCall("tools/list", t.URL+"/mcp", memos.Token, listBody, isResult))
 	}
 	lists, listCPU, err := measureCPU(ctx, rounds, targets[2:], calls)
 	if err != nil {
@@ -76,11 +65,31 @@ func pairCalls(ctx context.Context, builds []string, rounds int, w io.Writer) er
 	return nil
 }
 
-// proxyAndBuilds starts, under workerd alone, the JavaScript proxy, the
-// Go forwarder (the empty Go program with FORWARD_URL: what any Go program
-// pays through the bridge for a call) and then each of builds (folders
-// make build wrote) with vars, all over the Memos of vars' MEMOS_URL. The
-// Workers started are returned in that order, to stop, with any error.
+// getMemoTargets starts, under workerd alone, the JavaScript proxy, the Go
+// forwarder and then each of builds (folders make build wrote) with vars,
+// all over the Memos of vars' MEMOS_URL, waits until each answers
+// memo_get_memo of memo, and returns them in that order, to stop, with a
+// call of memo_get_memo to each.
+func (s *sideBySide) getMemoTargets(ctx context.Context, builds []string, vars map[string]string, memo string) ([]*worker, []*call, error) {
+	targets, err := s.proxyAndBuilds(builds, vars)
+	if err != nil {
+		return targets, nil, err
+	}
+	token, get := s.memos.Token, getMemoBody(memo)
+	calls := []*call{mcpCall("proxy", targets[0].URL+"/mcp", token, get, isMemoJSON(memo)),
+		mcpCall("Go forwarder", targets[1].URL+"/mcp", token, get, isMemoJSON(memo))}
+	for i, t := range targets[2:] {
+		calls = append(calls, mcpCall(builds[i], t.URL+"/mcp", token, get, either(isMemo(memo), isMemoJSON(memo))))
+	}
+	for _, t := range targets {
+		if _, _, err := t.waitReady(ctx, get, mcpHeaders(token)); err != nil {
+			return targets, nil, err
+		}
+	}
+	return targets, calls, nil
+}
+
+// proxyAndBuilds starts what getMemoTargets names, in that order.
 func (s *sideBySide) proxyAndBuilds(builds []string, vars map[string]string) ([]*worker, error) {
 	proxyDir, err := baselineWorker(s.root, s.dir, s.compat, "proxy", nil)
 	if err != nil {
@@ -94,14 +103,7 @@ func (s *sideBySide) proxyAndBuilds(builds []string, vars map[string]string) ([]
 		return nil, err
 	}
 	started := []*worker{proxy}
-	empty, _, err := emptyGoWorker(s.root, s.dir, s.compat)
-	if err != nil {
-		return started, err
-	}
-	if _, _, err := dryRun(s.root, empty); err != nil {
-		return started, err
-	}
-	forwarder, err := empty.workerd(s.root, s.compat, map[string]string{"FORWARD_URL": vars["MEMOS_URL"]})
+	forwarder, err := startForwarder(s.root, s.dir, s.compat, &workerDir{}, vars["MEMOS_URL"])
 	if err != nil {
 		return started, err
 	}

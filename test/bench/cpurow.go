@@ -110,15 +110,7 @@ func (b *bench) cpuRow(ctx context.Context, r *results, compat string) error {
 	defer proxy.Stop()
 	// The Go forwarder's GET beside the proxy's: what any Go program pays
 	// through the bridge for one.
-	if b.empty.main == "" {
-		if b.empty, _, err = emptyGoWorker(b.root, b.dir, compat); err != nil {
-			return err
-		}
-		if _, _, err := dryRun(b.root, b.empty); err != nil {
-			return err
-		}
-	}
-	forwarder, err := b.empty.workerd(b.root, compat, map[string]string{"FORWARD_URL": b.memos.URL})
+	forwarder, err := startForwarder(b.root, b.dir, compat, &b.empty, b.memos.URL)
 	if err != nil {
 		return err
 	}

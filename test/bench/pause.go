@@ -31,21 +31,10 @@ func pausedCalls(ctx context.Context, builds []string, rounds int, pause, delay 
 			return err
 		}
 	}
-	targets, err := env.proxyAndBuilds(builds, vars)
+	targets, calls, err := env.getMemoTargets(ctx, builds, vars, b.memo)
 	defer stopAll(targets)
 	if err != nil {
 		return err
-	}
-	token, get := env.memos.Token, getMemoBody(b.memo)
-	calls := []*call{mcpCall("proxy", targets[0].URL+"/mcp", token, get, isMemoJSON(b.memo)),
-		mcpCall("Go forwarder", targets[1].URL+"/mcp", token, get, isMemoJSON(b.memo))}
-	for i, wk := range targets[2:] {
-		calls = append(calls, mcpCall(builds[i], wk.URL+"/mcp", token, get, either(isMemo(b.memo), isMemoJSON(b.memo))))
-	}
-	for _, wk := range targets {
-		if _, _, err := wk.waitReady(ctx, get, mcpHeaders(token)); err != nil {
-			return err
-		}
 	}
 	progress("tools/call memo_get_memo after pauses of %s, %d rounds over the proxy, the Go forwarder and %d builds, each request to Memos held %s", pause, rounds, len(builds), delay)
 	interleave(ctx, 0, warmRounds, calls...)

@@ -59,6 +59,23 @@ func emptyGoWorker(root, dir, compat string) (workerDir, wasmSize, error) {
 	return w, size, err
 }
 
+// startForwarder starts under workerd alone the Go forwarder: the empty
+// Go program forwarding memo_get_memo to memosURL (FORWARD_URL), what any
+// Go program pays through the bridge for a call. *empty is the empty Go
+// program's Worker, built and bundled first when it is not yet.
+func startForwarder(root, dir, compat string, empty *workerDir, memosURL string) (*worker, error) {
+	if empty.main == "" {
+		var err error
+		if *empty, _, err = emptyGoWorker(root, dir, compat); err != nil {
+			return nil, err
+		}
+		if _, _, err := dryRun(root, *empty); err != nil {
+			return nil, err
+		}
+	}
+	return empty.workerd(root, compat, map[string]string{"FORWARD_URL": memosURL})
+}
+
 // goTool is the go command the Makefile uses.
 func goTool() string {
 	if g := os.Getenv("GO"); g != "" {
