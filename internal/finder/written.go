@@ -2,6 +2,7 @@ package finder
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -35,9 +36,14 @@ func Written(tags []string, content string) []string {
 // impliedIn reports whether tag is among tags only as the parent of
 // another one: some tag is tag/…, and content never writes #tag alone.
 func impliedIn(tag string, tags []string, content string) bool {
+	return hasChild(tag, tags) && !writesTag(content, tag)
+}
+
+// hasChild reports whether some tag of tags is tag/….
+func hasChild(tag string, tags []string) bool {
 	for _, other := range tags {
 		if len(other) > len(tag) && other[len(tag)] == '/' && strings.HasPrefix(other, tag) {
-			return !writesTag(content, tag)
+			return true
 		}
 	}
 	return false
@@ -47,8 +53,9 @@ func impliedIn(tag string, tags []string, content string) bool {
 // not followed by a character that would continue it (a letter, a digit,
 // a mark, _, - or the / of a child).
 func writesTag(content, tag string) bool {
+	needle := "#" + tag
 	for rest := content; ; {
-		i := strings.Index(rest, "#"+tag)
+		i := strings.Index(rest, needle)
 		if i < 0 {
 			return false
 		}
@@ -101,7 +108,11 @@ func implied(ctx context.Context, m Memos, user string, all []Tag) (counts map[s
 		// Read where it lies, its array once: the page can be a megabyte.
 		page := rawjson.InPlace(body)
 		page.ElementsOf("memos", func(memo rawjson.Value) bool {
-			tags, content := stringsOf(memo.Get("tags")), memo.Get("content").Str
+			tags := stringsOf(memo.Get("tags"))
+			if !slices.ContainsFunc(tags, func(t string) bool { return hasChild(t, tags) }) {
+				return true // no parent among its tags: its text need not be read
+			}
+			content := memo.Get("content").Str
 			for _, t := range tags {
 				if impliedIn(t, tags, content) {
 					counts[t]++
