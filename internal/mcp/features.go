@@ -65,12 +65,6 @@ func (h *Handler) views(c *call) bool {
 	return h.opts.Apps != nil && (!c.modern || h.apps(c))
 }
 
-// appsCapability is the member of capabilities.extensions that says the
-// server serves the extension of Apps, with the object's closing braces.
-func (h *Handler) appsCapability() string {
-	return rawjson.Quote(h.opts.Apps.Extension()) + ":{}}}"
-}
-
 // withViews adds entries (JSON objects separated by commas) at the start
 // of the resources of a resources/list result.
 func withViews(result []byte, entries string) []byte {

@@ -162,11 +162,13 @@ func (h *Handler) discoverResult(ctx context.Context, apps bool) []byte {
 }
 
 // appendCapabilities appends the server's capabilities, with the
-// extension of Apps when apps.
+// extension of Apps when apps: capabilities.extensions names it.
 func (h *Handler) appendCapabilities(b []byte, apps bool) []byte {
 	b = append(b, h.capabilities...)
 	if apps {
-		b = append(append(b[:len(b)-1], `,"extensions":{`...), h.appsCapability()...)
+		b = append(b[:len(b)-1], `,"extensions":{`...) // reopen the object
+		b = rawjson.AppendString(b, h.opts.Apps.Extension())
+		b = append(b, `:{}}}`...)
 	}
 	return b
 }
